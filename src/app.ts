@@ -1,0 +1,32 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { AppConfig } from './config.js'
+import documentRoutes from './documents/routes.js'
+import documentStorePlugin from './documents/store-plugin.js'
+import healthRoutes from './http/health.js'
+import jsonParserPlugin from './http/json-parser.js'
+import problemsPlugin, { sendProblem } from './http/problems.js'
+import redisPlugin from './redis/plugin.js'
+
+/** A whole request may take this long (slow uploads included) before Node ends it. */
+const REQUEST_TIMEOUT_MS = 30_000
+
+/** Builds the service, ready to inject or listen. Reads nothing from the environment. */
+export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
+    bodyLimit: config.bodyLimit,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
+  }) as unknown as FastifyInstance
+
+  await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
+  await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
+  await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
+  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix })
+
+  await app.register(healthRoutes)
+  await app.register(documentRoutes, { maxDepth: config.maxDepth })
+
+  await app.ready()
+  return app
+}

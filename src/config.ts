@@ -1,0 +1,62 @@
+import envSchema from 'env-schema'
+import type { FromSchema } from 'json-schema-to-ts'
+import type { RedisConnection } from './redis/connection.js'
+
+/** The process environment the server reads, validated once before fastify exists. */
+export const environmentSchema = {
+  type: 'object',
+  properties: {
+    HOST: { type: 'string', default: '127.0.0.1' },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info'
+    },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    DATA_DIR: { type: 'string', minLength: 1, default: 'data' },
+    KEY_PREFIX: { type: 'string', default: 'jsondocs:' },
+    BODY_LIMIT: { type: 'integer', minimum: 2, default: 1048576 },
+    MAX_DEPTH: { type: 'integer', minimum: 1, maximum: 120, default: 100 },
+    REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
+    RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 }
+  },
+  required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
+    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS'],
+  additionalProperties: true
+} as const
+
+export type Environment = FromSchema<typeof environmentSchema>
+
+/** What buildApp needs: everything explicit, nothing read from process.env. */
+export interface AppConfig {
+  redis: RedisConnection
+  /** Prefix of every Redis key the service touches; clients reach nothing outside it. */
+  keyPrefix: string
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number
+  /** Deepest nesting a stored document may reach (RedisJSON itself refuses 128). */
+  maxDepth: number
+  /** A Redis command slower than this ends the request with 503. */
+  redisTimeoutMs: number
+  retryAfterSeconds: number
+  logLevel: Environment['LOG_LEVEL']
+}
+
+/** Reads and validates the environment; a bad value throws a sentence naming the variable. */
+export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environment {
+  return envSchema<Environment>({ schema: environmentSchema, data: env, dotenv: false })
+}
+
+/** The app's share of the environment, given how Redis is reached. */
+export function appConfigFrom (environment: Environment, redis: RedisConnection): AppConfig {
+  return {
+    redis,
+    keyPrefix: environment.KEY_PREFIX,
+    bodyLimit: environment.BODY_LIMIT,
+    maxDepth: environment.MAX_DEPTH,
+    redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
+    retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
+    logLevel: environment.LOG_LEVEL
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Pure translation from request URLs to RedisJSON paths: URL segments -> JSON Pointer (RFC 6901)
+ * tokens -> RedisJSON JSONPath steps. No client text reaches Redis without passing through here.
+ */
+
+export const MAX_KEY_BYTES = 1024
+/** Longest array index forwarded to Redis: RedisJSON crashes on indices that overflow 64 bits. */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,14})$/
+const CONTROL_CHARACTER = /\p{Cc}/u
+
+export interface DocumentAddress {
+  /** The document's key, without the service's prefix. */
+  key: string
+  /** The JSON Pointer's reference tokens, unescaped; empty for the whole document. */
+  tokens: string[]
+}
+
+export type AddressProblem = { problem: string }
+
+/**
+ * Parses the part of a URL path after `/docs/`, still percent-encoded: `{key}[/{token}...]`.
+ * Every `/` separates tokens, so `/docs/k/` addresses the member named "" (as the pointer "/" does).
+ */
+export function parseDocumentAddress (rawPath: string): DocumentAddress | AddressProblem {
+  const [rawKey = '', ...rawTokens] = rawPath.split('/')
+  const key = percentDecode(rawKey)
+  if (key === undefined) return { problem: 'The key is not valid percent-encoded UTF-8' }
+  const keyProblem = checkKey(key)
+  if (keyProblem) return { problem: keyProblem }
+  const tokens: string[] = []
+  for (const rawToken of rawTokens) {
+    const decoded = percentDecode(rawToken)
+    if (decoded === undefined) return { problem: 'A pointer segment is not valid percent-encoded UTF-8' }
+    const token = unescapeToken(decoded)
+    if (token === undefined) return { problem: `Pointer segment "${decoded}" has a "~" not followed by 0 or 1` }
+    tokens.push(token)
+  }
+  return { key, tokens }
+}
+
+/** Why a key is unusable, or undefined when it is fine. */
+export function checkKey (key: string): string | undefined {
+  if (key.length === 0) return 'The key is empty'
+  if (Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES) return `The key is longer than ${MAX_KEY_BYTES} bytes`
+  if (CONTROL_CHARACTER.test(key)) return 'The key contains a control character'
+  return undefined
+}
+
+function percentDecode (text: string): string | undefined {
+  if (!text.includes('%')) return text
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return undefined
+  }
+}
+
+function unescapeToken (token: string): string | undefined {
+  if (!token.includes('~')) return token
+  if (/~(?![01])/.test(token)) return undefined
+  return token.replaceAll('~1', '/').replaceAll('~0', '~')
+}
+
+/** The JSON Pointer (RFC 6901) for tokens, for messages and headers. */
+export function formatPointer (tokens: readonly string[]): string {
+  return tokens.map((token) => '/' + token.replaceAll('~', '~0').replaceAll('/', '~1')).join('')
+}
+
+/** The RedisJSON step selecting an object member: a double-quoted bracket, `\` and `"` escaped. */
+export function memberStep (name: string): string {
+  return '["' + name.replace(/["\\]/g, '\\$&') + '"]'
+}
+
+/** The RedisJSON step selecting an array element, when the token is a canonical RFC 6901 index. */
+export function indexStep (token: string): string | undefined {
+  return ARRAY_INDEX.test(token) ? `[${token}]` : undefined
+}
+
+/**
+ * How a pointer becomes a RedisJSON path. A token of digits means an element when its parent is an
+ * array and a member when it is an object, which only Redis can tell: `guess` reads every such token
+ * as an index (right whenever it matches, since an index never matches a member), and `steps` gives
+ * the Lua resolver both readings, member step then index step ('' where none), per token.
+ */
+export interface PathPlan {
+  guess: string
+  ambiguous: boolean
+  steps: string[]
+}
+
+export function planPath (tokens: readonly string[]): PathPlan {
+  let guess = '$'
+  let ambiguous = false
+  const steps: string[] = []
+  for (const token of tokens) {
+    const member = memberStep(token)
+    const index = indexStep(token)
+    guess += index ?? member
+    ambiguous ||= index !== undefined
+    steps.push(member, index ?? '')
+  }
+  return { guess, ambiguous, steps }
+}
+
+/**
+ * RedisJSON paths, relative to a location, of the members a merge patch sets to null. RedisJSON's
+ * JSON.MERGE keeps them when the location did not exist before; RFC 7396 removes them.
+ */
+export function nullMemberPaths (patch: unknown, base = ''): string[] {
+  if (!isPlainObject(patch)) return []
+  const paths: string[] = []
+  for (const [name, value] of Object.entries(patch)) {
+    const path = base + memberStep(name)
+    if (value === null) paths.push(path)
+    else paths.push(...nullMemberPaths(value, path))
+  }
+  return paths
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

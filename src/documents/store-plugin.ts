@@ -1,0 +1,13 @@
+import fp from 'fastify-plugin'
+import { createDocumentStore, type DocumentStore } from './store.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    documents: DocumentStore
+  }
+}
+
+/** Exposes the document store as `app.documents`. */
+export default fp<{ keyPrefix: string }>(async function documentStorePlugin (app, options) {
+  app.decorate('documents', createDocumentStore(app.redis, options.keyPrefix))
+}, { name: 'documents', dependencies: ['redis'], fastify: '5.x' })

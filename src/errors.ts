@@ -1,0 +1,48 @@
+import createError from '@fastify/error'
+
+/**
+ * Every problem type the service answers with: one registry, stable codes. The `type` URI of a problem
+ * is derived from its code (DOCS_ERR_NOT_FOUND -> /problems/not-found); the title never varies.
+ */
+export const problemTypes = {
+  DOCS_ERR_BAD_REQUEST: { status: 400, title: 'Malformed request' },
+  DOCS_ERR_INVALID_JSON: { status: 400, title: 'Request body is not valid JSON' },
+  DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
+  DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
+  DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
+  DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
+  DOCS_ERR_WRONG_TYPE: { status: 409, title: 'Key does not hold a JSON document' },
+  DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
+  DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  DOCS_ERR_UNSTORABLE_JSON: { status: 422, title: 'JSON value cannot be stored' },
+  DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
+  DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' }
+} as const
+
+export type ProblemCode = keyof typeof problemTypes
+
+/** The path of a problem type's URI, relative to the service. */
+export function problemTypePath (code: ProblemCode): string {
+  return '/problems/' + code.replace(/^DOCS_ERR_/, '').toLowerCase().replaceAll('_', '-')
+}
+
+function define (code: ProblemCode, message: string) {
+  return createError(code, message, problemTypes[code].status)
+}
+
+export const BadRequestError = define('DOCS_ERR_BAD_REQUEST', '%s')
+export const InvalidJsonError = define('DOCS_ERR_INVALID_JSON', '%s')
+export const NotFoundError = define('DOCS_ERR_NOT_FOUND', '%s')
+export const RouteNotFoundError = define('DOCS_ERR_ROUTE_NOT_FOUND', 'No route for %s %s')
+export const MethodNotAllowedError = define('DOCS_ERR_METHOD_NOT_ALLOWED', '%s is not allowed here; allowed: %s')
+export const WrongTypeError = define('DOCS_ERR_WRONG_TYPE', 'Key %s holds a Redis value that is not a JSON document')
+export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%s')
+export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
+export const UnsupportedMediaTypeError = define('DOCS_ERR_UNSUPPORTED_MEDIA_TYPE', '%s')
+export const UnstorableJsonError = define('DOCS_ERR_UNSTORABLE_JSON', '%s')
+export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
+
+export function isProblemCode (code: unknown): code is ProblemCode {
+  return typeof code === 'string' && Object.hasOwn(problemTypes, code)
+}

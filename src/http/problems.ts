@@ -1,0 +1,71 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import {
+  isProblemCode, problemTypePath, problemTypes, RouteNotFoundError, type ProblemCode
+} from '../errors.js'
+
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json'
+
+/** Fastify's own errors, as the problem types they are. */
+const frameworkCodes: Record<string, ProblemCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'DOCS_ERR_PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'DOCS_ERR_UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'DOCS_ERR_BAD_REQUEST',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'DOCS_ERR_INVALID_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'DOCS_ERR_INVALID_JSON',
+  FST_ERR_BAD_URL: 'DOCS_ERR_BAD_REQUEST',
+  FST_ERR_VALIDATION: 'DOCS_ERR_VALIDATION'
+}
+
+export interface ProblemOptions {
+  retryAfterSeconds: number
+}
+
+interface ValidationIssue { instancePath: string, message?: string }
+
+/** The problem type of any error the service may meet. */
+export function problemCodeOf (error: FastifyError): ProblemCode {
+  if (isProblemCode(error.code)) return error.code
+  if (error.validation) return 'DOCS_ERR_VALIDATION'
+  const mapped = frameworkCodes[error.code]
+  if (mapped) return mapped
+  if (error.statusCode === 413) return 'DOCS_ERR_PAYLOAD_TOO_LARGE'
+  if (error.statusCode === 415) return 'DOCS_ERR_UNSUPPORTED_MEDIA_TYPE'
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return 'DOCS_ERR_BAD_REQUEST'
+  return 'DOCS_ERR_INTERNAL'
+}
+
+/** Renders an RFC 9457 problem. */
+export function sendProblem (reply: FastifyReply, code: ProblemCode, detail: string,
+  extensions: Record<string, unknown> = {}): FastifyReply {
+  const { status, title } = problemTypes[code]
+  const body = { type: problemTypePath(code), title, status, detail, code, ...extensions }
+  return reply.code(status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body))
+}
+
+function validationIssues (error: FastifyError) {
+  return (error.validation as ValidationIssue[] | undefined)?.map((issue) => ({
+    in: error.validationContext,
+    pointer: issue.instancePath,
+    detail: issue.message ?? 'is invalid'
+  }))
+}
+
+/** The one error handler and the not-found handler: every error leaves as application/problem+json. */
+export default fp<ProblemOptions>(async function problemsPlugin (app, options) {
+  app.setErrorHandler(function renderProblem (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+    const code = problemCodeOf(error)
+    const { status } = problemTypes[code]
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+    }
+    if (code === 'DOCS_ERR_REDIS_UNAVAILABLE') reply.header('Retry-After', String(options.retryAfterSeconds))
+    const detail = code === 'DOCS_ERR_INTERNAL' ? 'The request could not be completed' : error.message
+    const issues = code === 'DOCS_ERR_VALIDATION' ? validationIssues(error) : undefined
+    return sendProblem(reply, code, detail, issues ? { errors: issues } : {})
+  })
+
+  app.setNotFoundHandler(function routeNotFound (request) {
+    throw new RouteNotFoundError(request.method, request.url.split('?')[0])
+  })
+}, { name: 'problems', fastify: '5.x' })

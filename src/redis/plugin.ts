@@ -1,0 +1,71 @@
+import fp from 'fastify-plugin'
+import { createClient } from 'redis'
+import { describeConnection, type RedisConnection } from './connection.js'
+
+export interface RedisPluginOptions {
+  connection: RedisConnection
+  /** A command unanswered after this many milliseconds fails (and the request with it). */
+  commandTimeoutMs: number
+}
+
+/** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
+const STARTUP_ATTEMPTS = 5
+const MAX_RECONNECT_DELAY_MS = 1000
+
+export type RedisClient = ReturnType<typeof createRedisClient>
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    redis: RedisClient
+  }
+}
+
+/**
+ * A node-redis client that fails fast instead of queueing: while Redis is unreachable, commands are
+ * rejected at once (the request ends in 503) and the client keeps reconnecting in the background.
+ */
+export function createRedisClient ({ connection, commandTimeoutMs }: RedisPluginOptions) {
+  let connectedOnce = false
+  const client = createClient({
+    ...('url' in connection ? { url: connection.url } : {}),
+    RESP: 3,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: commandTimeoutMs },
+    socket: {
+      ...('socketPath' in connection ? { path: connection.socketPath } : {}),
+      connectTimeout: commandTimeoutMs,
+      reconnectStrategy: (retries: number, cause: Error) => {
+        if (!connectedOnce && retries >= STARTUP_ATTEMPTS) return cause
+        return Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS)
+      }
+    }
+  })
+  client.on('ready', () => { connectedOnce = true })
+  return client
+}
+
+/** Owns the Redis client: connects, proves RedisJSON is there, decorates `app.redis`, closes it. */
+export default fp<RedisPluginOptions>(async function redisPlugin (app, options) {
+  const client = createRedisClient(options)
+  const where = describeConnection(options.connection)
+  client.on('error', (error: Error) => app.log.warn({ err: error }, `redis (${where}): ${error.message}`))
+  client.on('ready', () => app.log.info(`redis (${where}) ready`))
+
+  try {
+    await client.connect()
+    await client.ping()
+    const [jsonGet] = await client.sendCommand<unknown[]>(['COMMAND', 'INFO', 'JSON.GET'])
+    if (!jsonGet) {
+      throw new Error(`Redis at ${where} has no JSON module (RedisJSON); load it or use Redis 8`)
+    }
+  } catch (error) {
+    client.destroy()
+    throw error
+  }
+
+  app.decorate('redis', client)
+  app.addHook('onClose', async () => {
+    if (client.isReady) await client.close()
+    else client.destroy()
+  })
+}, { name: 'redis', fastify: '5.x' })
