@@ -16,6 +16,7 @@ export const problemTypes = {
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   DOCS_ERR_UNSTORABLE_JSON: { status: 422, title: 'JSON value cannot be stored' },
+  DOCS_ERR_UNADDRESSABLE: { status: 422, title: 'Location cannot be addressed in RedisJSON' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' }
 } as const
@@ -41,6 +42,8 @@ export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%
 export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
 export const UnsupportedMediaTypeError = define('DOCS_ERR_UNSUPPORTED_MEDIA_TYPE', '%s')
 export const UnstorableJsonError = define('DOCS_ERR_UNSTORABLE_JSON', '%s')
+export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
+  'Member name %j starts with a space or line feed, which RedisJSON paths cannot express; read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 
 export function isProblemCode (code: unknown): code is ProblemCode {

@@ -66,6 +66,17 @@ export function formatPointer (tokens: readonly string[]): string {
   return tokens.map((token) => '/' + token.replaceAll('~', '~0').replaceAll('/', '~1')).join('')
 }
 
+/**
+ * RedisJSON's path parser skips spaces and line feeds after an opening quote, so `[" a"]` selects the
+ * member "a": a member whose name starts with one cannot be addressed by a path at all.
+ */
+const SKIPPED_BY_REDISJSON = /^[ \n]/
+
+/** The first token RedisJSON cannot address, if any. */
+export function unaddressableToken (tokens: readonly string[]): string | undefined {
+  return tokens.find((token) => SKIPPED_BY_REDISJSON.test(token))
+}
+
 /** The RedisJSON step selecting an object member: a double-quoted bracket, `\` and `"` escaped. */
 export function memberStep (name: string): string {
   return '["' + name.replace(/["\\]/g, '\\$&') + '"]'
@@ -100,23 +111,4 @@ export function planPath (tokens: readonly string[]): PathPlan {
     steps.push(member, index ?? '')
   }
   return { guess, ambiguous, steps }
-}
-
-/**
- * RedisJSON paths, relative to a location, of the members a merge patch sets to null. RedisJSON's
- * JSON.MERGE keeps them when the location did not exist before; RFC 7396 removes them.
- */
-export function nullMemberPaths (patch: unknown, base = ''): string[] {
-  if (!isPlainObject(patch)) return []
-  const paths: string[] = []
-  for (const [name, value] of Object.entries(patch)) {
-    const path = base + memberStep(name)
-    if (value === null) paths.push(path)
-    else paths.push(...nullMemberPaths(value, path))
-  }
-  return paths
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

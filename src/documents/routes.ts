@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
-  BadRequestError, MethodNotAllowedError, UnstorableJsonError, UnsupportedMediaTypeError
+  BadRequestError, MethodNotAllowedError, UnaddressableError, UnstorableJsonError, UnsupportedMediaTypeError
 } from '../errors.js'
 import { etagOf, noneMatchHolds, versionCondition } from '../http/conditional.js'
 import { mediaTypeOf, type JsonMediaType } from '../http/json-parser.js'
-import { parseDocumentAddress, type DocumentAddress } from './pointer.js'
+import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
 import type { WriteConditions, WriteResult } from './store.js'
 
 export interface DocumentRoutesOptions {
@@ -64,6 +64,8 @@ function addressOf (request: FastifyRequest): DocumentAddress {
   const path = request.url.split('?', 1)[0]!
   const parsed = parseDocumentAddress(path.slice(URL_PREFIX.length))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
+  const unaddressable = unaddressableToken(parsed.tokens)
+  if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
   return parsed
 }
 

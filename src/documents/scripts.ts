@@ -85,13 +85,14 @@ return done(present and 'ok' or 'created', path)
 `)
 
 /**
- * PATCH (RFC 7396) at a location. ARGV after the steps: the patch, then the paths, relative to the
- * location, of members the patch sets to null: JSON.MERGE keeps those when the location is new.
+ * PATCH (RFC 7396) at a location. ARGV after the steps: the patch, and '1' when it is an object.
+ * JSON.MERGE into a location that does not exist stores the patch as is, nulls included; RFC 7396
+ * merges it into an empty object, which is what happens here.
  */
 export const mergeScript = new LuaScript(prelude + `
 local k = kind()
 if k ~= 'json' then return { k or 'notfound' } end
-local patch = ARGV[after]
+local patch, patchIsObject = ARGV[after], ARGV[after + 1] == '1'
 local path, present = '$', true
 if depth > 0 then
   local parent
@@ -100,9 +101,11 @@ if depth > 0 then
   if not present and typeAt(parent) ~= 'object' then return { 'notfound' } end
 end
 if not preconditionHolds(true) then return { 'precondition' } end
-redis.call('JSON.MERGE', doc, path, patch)
-if not present then
-  for i = after + 1, #ARGV do redis.call('JSON.DEL', doc, path .. ARGV[i]) end
+if present or patchIsObject then
+  if not present then redis.call('JSON.SET', doc, path, '{}') end
+  redis.call('JSON.MERGE', doc, path, patch)
+else
+  redis.call('JSON.SET', doc, path, patch)
 end
 return done(present and 'ok' or 'created', path)
 `)

@@ -4,7 +4,7 @@ import {
 } from '../errors.js'
 import type { RedisClient } from '../redis/plugin.js'
 import type { LuaScript } from '../redis/lua-script.js'
-import { formatPointer, nullMemberPaths, planPath, type DocumentAddress } from './pointer.js'
+import { formatPointer, planPath, type DocumentAddress } from './pointer.js'
 import { deleteScript, mergeScript, putScript, readScript } from './scripts.js'
 
 /** Conditions of a write, in the form the scripts take (see scripts.ts). */
@@ -80,7 +80,8 @@ export function createDocumentStore (client: RedisClient, keyPrefix: string) {
     /** Applies an RFC 7396 merge patch at a location. */
     merge (address: DocumentAddress, patch: { text: string, value: unknown }, conditions: WriteConditions,
       wantValue: boolean) {
-      return runWrite(mergeScript, address, conditions, wantValue, [patch.text, ...nullMemberPaths(patch.value)])
+      const isObject = typeof patch.value === 'object' && patch.value !== null && !Array.isArray(patch.value)
+      return runWrite(mergeScript, address, conditions, wantValue, [patch.text, isObject ? '1' : '0'])
     },
 
     /** Removes the document, or the value at a location. */

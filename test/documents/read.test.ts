@@ -1,0 +1,149 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
+
+const app = await buildTestApp()
+
+/** Member names that must each be reachable exactly, whatever they contain. */
+const trickyNames = [
+  'plain', '', 'a b', 'trailing ', 'x.y', 'a..b', '[0]', '["a"]', "it's", 'say "hi"', 'back\\slash', '\\"', '"]',
+  '$', '$.a', '*', '...', '@', '?(@.a)', 'a/b', 'm~n', '~0', '~1', '%41', '%', '+', '#', '?q=1', 'été',
+  '😀', '中文', '\u2028', 'tab\tstop', 'new\nline', 'nul\u0000', '\u007f', '0', '01', '-', '-1', '1e2',
+  '__proto__', 'constructor', 'null', 'true', '{}', 'a\'"\\b'
+]
+
+/** RFC 6901 escaping, then percent-encoding of everything a URL segment cannot carry. */
+const segment = (name: string) => encodeURIComponent(name.replaceAll('~', '~0').replaceAll('/', '~1'))
+
+describe('GET /docs/{key}/{pointer}: any member name is reachable', () => {
+  const key = uniqueKey()
+  const document = Object.fromEntries(trickyNames.map((name, index) => [name, { index, name }]))
+
+  beforeAll(async () => {
+    expect((await put(app, `/docs/${key}`, document)).statusCode).toBe(201)
+  })
+
+  it.each(trickyNames.map((name, index) => [name, index]))('member %j', async (name, index) => {
+    const response = await get(app, `/docs/${key}/${segment(name)}`)
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual({ index, name })
+    const leaf = await get(app, `/docs/${key}/${segment(name)}/name`)
+    expect(leaf.json()).toBe(name)
+  })
+})
+
+describe('member names RedisJSON paths cannot express', () => {
+  it.each([' a', ' ', '\nx'])('%j is 422 and never read as another member', async (name) => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { [name]: 1, a: 2, x: 3, '': 4 })
+    const response = await get(app, `/docs/${key}/${segment(name)}`)
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_UNADDRESSABLE' })
+  })
+})
+
+describe('GET: digits address elements of arrays and members of objects', () => {
+  const key = uniqueKey()
+  const document = {
+    list: ['zero', 'one', { 0: 'member zero', 1: ['nested zero'] }],
+    map: { 0: 'member zero', 10: 'member ten', '01': 'member zero-one', '-': 'member dash' },
+    grid: [[1, 2], [3, 4]]
+  }
+
+  beforeAll(async () => { await put(app, `/docs/${key}`, document) })
+
+  it.each([
+    ['/list/0', 'zero'],
+    ['/list/1', 'one'],
+    ['/list/2/0', 'member zero'],
+    ['/list/2/1/0', 'nested zero'],
+    ['/map/0', 'member zero'],
+    ['/map/10', 'member ten'],
+    ['/map/01', 'member zero-one'],
+    ['/map/-', 'member dash'],
+    ['/grid/1/0', 3],
+    ['/grid/1', [3, 4]]
+  ])('%s', async (pointer, expected) => {
+    const response = await get(app, `/docs/${key}${pointer}`)
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual(expected)
+  })
+
+  it.each([
+    '/list/3', '/list/01', '/list/-', '/list/-1', '/list/1.0', '/list/one', '/map/1', '/grid/2/0',
+    '/list/99999999999999999999999', '/list/999999999999999', '/list/0/0', '/missing', '/missing/0'
+  ])('%s is 404', async (pointer) => {
+    const response = await get(app, `/docs/${key}${pointer}`)
+    expect(response.statusCode).toBe(404)
+    expect(response.headers['content-type']).toContain('application/problem+json')
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_NOT_FOUND', status: 404 })
+  })
+
+  it('survives an index that overflows 64 bits, which would crash RedisJSON', async () => {
+    await get(app, `/docs/${key}/grid/${'9'.repeat(40)}`)
+    const response = await get(app, `/docs/${key}/grid/0/1`)
+    expect(response.json()).toBe(2)
+  })
+})
+
+describe('GET: the root, the empty member name and a trailing slash', () => {
+  const key = uniqueKey()
+
+  beforeAll(async () => { await put(app, `/docs/${key}`, { '': 'empty name', a: { '': 'inner empty' } }) })
+
+  it('reads the whole document at /docs/{key}', async () => {
+    const response = await get(app, `/docs/${key}`)
+    expect(response.statusCode).toBe(200)
+    expect(response.headers['content-type']).toMatch(/^application\/json/)
+    expect(response.body).toBe('{"":"empty name","a":{"":"inner empty"}}')
+  })
+
+  it('reads a trailing slash as the member named "" (pointer "/")', async () => {
+    expect((await get(app, `/docs/${key}/`)).json()).toBe('empty name')
+    expect((await get(app, `/docs/${key}/a/`)).json()).toBe('inner empty')
+  })
+
+  it('ignores the query string', async () => {
+    expect((await get(app, `/docs/${key}/a?x=1`)).json()).toEqual({ '': 'inner empty' })
+  })
+})
+
+describe('GET and HEAD of documents that are not there', () => {
+  it('is 404 for a missing key', async () => {
+    const response = await get(app, `/docs/${uniqueKey()}`)
+    expect(response.statusCode).toBe(404)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_NOT_FOUND' })
+  })
+
+  it('is 404 for a location inside a scalar document', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, 'text')
+    expect((await get(app, `/docs/${key}/0`)).statusCode).toBe(404)
+  })
+})
+
+describe('HEAD answers like GET without a body', () => {
+  it('has the same status and headers', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: [1, 2, 3] })
+    const got = await get(app, `/docs/${key}/a`)
+    const head = await app.inject({ method: 'HEAD', url: `/docs/${key}/a` })
+    expect(head.statusCode).toBe(200)
+    expect(head.body).toBe('')
+    expect(head.headers.etag).toBe(got.headers.etag)
+    expect(head.headers['content-length']).toBe(got.headers['content-length'])
+    expect(head.headers['content-type']).toBe(got.headers['content-type'])
+    expect((await app.inject({ method: 'HEAD', url: `/docs/${uniqueKey()}` })).statusCode).toBe(404)
+  })
+})
+
+describe('documents written straight into Redis', () => {
+  it('are served, with an ETag, when they sit in the namespace', async () => {
+    const redis = await connectRedis()
+    const key = uniqueKey()
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$', '{"from":"redis-cli"}'])
+    const response = await get(app, `/docs/${key}/from`)
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toBe('redis-cli')
+    expect(response.headers.etag).toMatch(/^"\d+"$/)
+  })
+})
