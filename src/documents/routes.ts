@@ -28,17 +28,17 @@ export default async function documentRoutes (app: FastifyInstance, options: Doc
   })
 
   app.put(URL_PATTERN, async (request, reply) => {
-    requireMediaType(request, ['application/json'])
     const address = addressOf(request)
     const body = documentBody(request, address, options.maxDepth)
+    requireMediaType(request, ['application/json'])
     const result = await store.put(address, body.text, conditionsOf(request), !prefersMinimal(request))
     return sendWrite(request, reply, result)
   })
 
   app.patch(URL_PATTERN, async (request, reply) => {
-    requireMediaType(request, ['application/merge-patch+json', 'application/json'])
     const address = addressOf(request)
     const body = documentBody(request, address, options.maxDepth)
+    requireMediaType(request, ['application/merge-patch+json', 'application/json'])
     const result = await store.merge(address, body, conditionsOf(request), !prefersMinimal(request))
     return sendWrite(request, reply, result)
   })

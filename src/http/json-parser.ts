@@ -26,7 +26,7 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)/i
  */
 export default fp<JsonParserOptions>(async function jsonParserPlugin (app, options) {
   app.decorateRequest('json', null)
-  app.removeContentTypeParser(['application/json'])
+  app.removeAllContentTypeParsers()
   app.addContentTypeParser([...JSON_MEDIA_TYPES], { parseAs: 'buffer', bodyLimit: options.bodyLimit },
     (request, body, done) => {
       const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]
