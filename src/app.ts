@@ -22,9 +22,9 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
-  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix })
+  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
 
-  await app.register(healthRoutes)
+  await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
   await app.register(documentRoutes, { maxDepth: config.maxDepth })
 
   await app.ready()

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createDocumentStore, type DocumentStore } from './store.js'
+import { createDocumentStore, type DocumentStore, type DocumentStoreOptions } from './store.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,6 +8,6 @@ declare module 'fastify' {
 }
 
 /** Exposes the document store as `app.documents`. */
-export default fp<{ keyPrefix: string }>(async function documentStorePlugin (app, options) {
-  app.decorate('documents', createDocumentStore(app.redis, options.keyPrefix))
+export default fp<DocumentStoreOptions>(async function documentStorePlugin (app, options) {
+  app.decorate('documents', createDocumentStore(app.redis, options))
 }, { name: 'documents', dependencies: ['redis'], fastify: '5.x' })

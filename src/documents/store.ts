@@ -3,6 +3,7 @@ import {
   NotFoundError, PreconditionFailedError, RedisUnavailableError, WrongTypeError
 } from '../errors.js'
 import type { RedisClient } from '../redis/plugin.js'
+import { withDeadline } from '../redis/deadline.js'
 import type { LuaScript } from '../redis/lua-script.js'
 import { formatPointer, planPath, type DocumentAddress } from './pointer.js'
 import { deleteScript, mergeScript, putScript, readScript } from './scripts.js'
@@ -32,8 +33,16 @@ type ScriptReply = [status: string, version?: string | null, value?: string | nu
 /** Suffix of the key holding a document's version: control characters never occur in client keys. */
 const VERSION_SUFFIX = '\u001fversion'
 
+export interface DocumentStoreOptions {
+  keyPrefix: string
+  /** Longest wait for Redis before a call fails with RedisUnavailableError. */
+  timeoutMs: number
+}
+
 /** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
-export function createDocumentStore (client: RedisClient, keyPrefix: string) {
+export function createDocumentStore (client: RedisClient, { keyPrefix, timeoutMs }: DocumentStoreOptions) {
+  const call = <T>(address: DocumentAddress, work: Promise<T>) =>
+    withDeadline(work, timeoutMs).catch(translateRedisError(address))
   const keysOf = (key: string) => [keyPrefix + key, keyPrefix + key + VERSION_SUFFIX]
 
   async function runWrite (script: LuaScript, address: DocumentAddress, conditions: WriteConditions,
@@ -41,8 +50,7 @@ export function createDocumentStore (client: RedisClient, keyPrefix: string) {
     const plan = planPath(address.tokens)
     const args = [conditions.ifMatch, conditions.ifNoneMatch, wantValue ? '1' : '0',
       String(address.tokens.length), ...plan.steps, ...extra]
-    const [status, version, value] = await script.run<ScriptReply>(client, keysOf(address.key), args)
-      .catch(translateRedisError(address))
+    const [status, version, value] = await call(address, script.run<ScriptReply>(client, keysOf(address.key), args))
     checkStatus(status, address)
     return {
       created: status === 'created',
@@ -58,16 +66,15 @@ export function createDocumentStore (client: RedisClient, keyPrefix: string) {
       const plan = planPath(address.tokens)
       // The version is read first: racing a write, it can only be older than the value, never newer,
       // so an If-Match built on it fails safe.
-      const [version, value] = await Promise.all([
+      const [version, value] = await call(address, Promise.all([
         client.sendCommand<string | null>(['GET', versionKey!]),
         client.sendCommand<string | null>(['JSON.GET', docKey!, plan.guess])
-      ]).catch(translateRedisError(address))
+      ]))
       if (value === null) throw notFound(address)
       if (value !== '[]') return { json: unwrap(value), version: version ?? '0' }
       if (!plan.ambiguous) throw notFound(address)
-      const [status, resolvedVersion, resolved] = await readScript
-        .run<ScriptReply>(client, keysOf(address.key), ['', '', '1', String(address.tokens.length), ...plan.steps])
-        .catch(translateRedisError(address))
+      const [status, resolvedVersion, resolved] = await call(address, readScript
+        .run<ScriptReply>(client, keysOf(address.key), ['', '', '1', String(address.tokens.length), ...plan.steps]))
       checkStatus(status, address)
       return { json: unwrap(resolved!), version: resolvedVersion! }
     },
@@ -122,6 +129,7 @@ function checkStatus (status: string, address: DocumentAddress): void {
 /** Redis errors as domain errors: a wrong-type key is a conflict, anything else about the link is 503. */
 function translateRedisError (address: DocumentAddress) {
   return (error: unknown): never => {
+    if (error instanceof RedisUnavailableError) throw error
     if (error instanceof ErrorReply) {
       if (/wrong ?type|wrong Redis type/i.test(error.message)) throw new WrongTypeError(address.key)
       throw error

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { RedisUnavailableError } from '../errors.js'
+import { withDeadline } from '../redis/deadline.js'
 
 /** GET /health: 200 while Redis answers, otherwise the 503 problem; for load balancers and compose. */
-export default async function healthRoutes (app: FastifyInstance) {
+export default async function healthRoutes (app: FastifyInstance, options: { timeoutMs: number }) {
   app.get('/health', async (_request, reply) => {
-    try {
-      await app.redis.ping()
-    } catch (error) {
-      throw new RedisUnavailableError((error as Error).message)
-    }
+    await withDeadline(app.redis.ping(), options.timeoutMs).catch((error: Error) => {
+      throw error instanceof RedisUnavailableError ? error : new RedisUnavailableError(error.message)
+    })
     return reply.type('application/json').send('{"status":"ok"}')
   })
 }

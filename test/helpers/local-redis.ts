@@ -1,0 +1,27 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll } from 'vitest'
+import { startLocalRedis, type LocalRedis, type LocalRedisOptions } from '../../src/redis/local-server.js'
+
+/** A redis-server of the test's own, to stop, pause or start without the module, whatever the suite uses. */
+export async function startOwnRedis (options: Partial<LocalRedisOptions> = {}): Promise<LocalRedis> {
+  execFileSync('bash', [join(import.meta.dirname, '../../scripts/provision-redis.sh')], { stdio: 'ignore' })
+  const dir = mkdtempSync(join(tmpdir(), 'jsondocs-own-'))
+  const redis = await startLocalRedis({ dir, persistent: false, ...options })
+  afterAll(async () => {
+    await redis.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+  return redis
+}
+
+/** Polls until check() holds, for at most timeoutMs. */
+export async function eventually (check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
