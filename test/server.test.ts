@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadEnvironment } from '../src/config.js'
+import { startServer } from '../src/server.js'
+import { execFileSync } from 'node:child_process'
+
+describe('the server with no REDIS_URL', () => {
+  execFileSync('bash', [join(import.meta.dirname, '../scripts/provision-redis.sh')], { stdio: 'ignore' })
+  const dataDir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+  const environment = () => loadEnvironment({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' })
+
+  it('starts its own Redis, serves over a real socket, and keeps documents across a restart', async () => {
+    const first = await startServer(environment())
+    try {
+      const created = await fetch(`${first.url}/docs/kept`, {
+        method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"survives":[1,2,3]}'
+      })
+      expect(created.status).toBe(201)
+    } finally {
+      await first.close()
+    }
+
+    const second = await startServer(environment())
+    try {
+      const read = await fetch(`${second.url}/docs/kept/survives/2`)
+      expect(read.status).toBe(200)
+      expect(await read.text()).toBe('3')
+      expect((await fetch(`${second.url}/health`)).status).toBe(200)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('refuses a second server on the same data folder', async () => {
+    const running = await startServer(environment())
+    try {
+      await expect(startServer(environment())).rejects.toThrow(/already listens/)
+    } finally {
+      await running.close()
+    }
+  })
+})
+
+describe('configuration', () => {
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ MAX_DEPTH: '500' }, 'MAX_DEPTH'],
+    [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL']
+  ])('refuses %j with a message naming the variable', (environment, name) => {
+    expect(() => loadEnvironment(environment)).toThrow(name)
+  })
+
+  it('has working defaults', () => {
+    expect(loadEnvironment({})).toMatchObject({
+      HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data'
+    })
+  })
+})
