@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Proves what the Docker image relies on, without Docker: the built service, installed with production
+# dependencies only, starts, serves a document and stops cleanly on SIGTERM.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cd "$root"
+npm run --silent build
+bash scripts/provision-redis.sh
+cp package.json package-lock.json "$work/"
+cp -r dist "$work/dist"
+ln -s "$root/.redis" "$work/.redis"
+(cd "$work" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error)
+if [[ -d "$work/node_modules/typescript" || -d "$work/node_modules/vitest" ]]; then
+  echo "production install holds dev dependencies" >&2
+  exit 1
+fi
+
+port="$(node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close() })")"
+(cd "$work" && PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn exec node dist/server.js) &
+pid=$!
+
+node - "$port" <<'JS'
+const base = `http://127.0.0.1:${process.argv[2]}`
+const deadline = Date.now() + 20_000
+for (;;) {
+  try {
+    if ((await fetch(`${base}/health`)).ok) break
+  } catch {}
+  if (Date.now() > deadline) throw new Error('the production build did not become healthy in 20 s')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
+const put = await fetch(`${base}/docs/smoke`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"ok":true}' })
+const get = await fetch(`${base}/docs/smoke/ok`)
+if (put.status !== 201 || (await get.text()) !== 'true') throw new Error(`unexpected answers ${put.status} ${get.status}`)
+JS
+
+kill -TERM "$pid"
+wait "$pid"
+pid=""
+echo "production install: starts, serves and stops"
