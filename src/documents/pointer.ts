@@ -4,6 +4,11 @@
  */
 
 export const MAX_KEY_BYTES = 1024
+/**
+ * RedisJSON cannot hold values nested 128 deep, so no longer pointer can address anything; refusing
+ * them before Redis keeps a long URL of digits from costing Redis one path walk per token.
+ */
+export const MAX_POINTER_TOKENS = 128
 /** Longest array index forwarded to Redis: RedisJSON crashes on indices that overflow 64 bits. */
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,14})$/
 const CONTROL_CHARACTER = /\p{Cc}/u

@@ -5,7 +5,7 @@ import {
 import type { RedisClient } from '../redis/plugin.js'
 import { withDeadline } from '../redis/deadline.js'
 import type { LuaScript } from '../redis/lua-script.js'
-import { formatPointer, planPath, type DocumentAddress } from './pointer.js'
+import { formatPointer, MAX_POINTER_TOKENS, planPath, type DocumentAddress } from './pointer.js'
 import { deleteScript, mergeScript, putScript, readScript } from './scripts.js'
 
 /** Conditions of a write, in the form the scripts take (see scripts.ts). */
@@ -47,6 +47,7 @@ export function createDocumentStore (client: RedisClient, { keyPrefix, timeoutMs
 
   async function runWrite (script: LuaScript, address: DocumentAddress, conditions: WriteConditions,
     wantValue: boolean, extra: readonly string[]): Promise<WriteResult> {
+    if (address.tokens.length > MAX_POINTER_TOKENS) throw notFound(address)
     const plan = planPath(address.tokens)
     const args = [conditions.ifMatch, conditions.ifNoneMatch, wantValue ? '1' : '0',
       String(address.tokens.length), ...plan.steps, ...extra]
@@ -62,6 +63,7 @@ export function createDocumentStore (client: RedisClient, { keyPrefix, timeoutMs
   return {
     /** The value at an address and the document's version. */
     async read (address: DocumentAddress): Promise<StoredValue> {
+      if (address.tokens.length > MAX_POINTER_TOKENS) throw notFound(address)
       const [docKey, versionKey] = keysOf(address.key)
       const plan = planPath(address.tokens)
       // The version is read first: racing a write, it can only be older than the value, never newer,

@@ -78,6 +78,12 @@ describe('GET: digits address elements of arrays and members of objects', () => 
     expect(response.json()).toMatchObject({ code: 'DOCS_ERR_NOT_FOUND', status: 404 })
   })
 
+  it('answers 404 for pointers longer than anything RedisJSON can hold, without walking them', async () => {
+    const response = await get(app, `/docs/${key}${'/0'.repeat(5000)}`)
+    expect(response.statusCode).toBe(404)
+    expect((await app.inject({ method: 'DELETE', url: `/docs/${key}${'/0'.repeat(5000)}` })).statusCode).toBe(404)
+  })
+
   it('survives an index that overflows 64 bits, which would crash RedisJSON', async () => {
     await get(app, `/docs/${key}/grid/${'9'.repeat(40)}`)
     const response = await get(app, `/docs/${key}/grid/0/1`)
