@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { AppConfig } from './config.js'
+import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
@@ -16,6 +17,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     bodyLimit: config.bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    ajv: { customOptions: { discriminator: true } },
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
@@ -26,6 +28,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
 
   await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
   await app.register(documentRoutes, { maxDepth: config.maxDepth })
+  await app.register(collectionRoutes, { maxDepth: config.maxDepth })
 
   await app.ready()
   return app

@@ -7,11 +7,15 @@ import createError from '@fastify/error'
 export const problemTypes = {
   DOCS_ERR_BAD_REQUEST: { status: 400, title: 'Malformed request' },
   DOCS_ERR_INVALID_JSON: { status: 400, title: 'Request body is not valid JSON' },
+  DOCS_ERR_INVALID_JSONPATH: { status: 400, title: 'Invalid JSONPath expression' },
   DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
   DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
   DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
   DOCS_ERR_WRONG_TYPE: { status: 409, title: 'Key does not hold a JSON document' },
+  DOCS_ERR_VALUE_TYPE: { status: 409, title: 'Operation does not apply to the value at this location' },
+  DOCS_ERR_OPERATION_FAILED: { status: 409, title: 'Operation cannot be applied' },
+  DOCS_ERR_PATCH_FAILED: { status: 409, title: 'JSON Patch cannot be applied' },
   DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
@@ -34,6 +38,10 @@ function define (code: ProblemCode, message: string) {
 
 export const BadRequestError = define('DOCS_ERR_BAD_REQUEST', '%s')
 export const InvalidJsonError = define('DOCS_ERR_INVALID_JSON', '%s')
+export const InvalidJsonPathError = define('DOCS_ERR_INVALID_JSONPATH', '%s')
+export const ValueTypeError = define('DOCS_ERR_VALUE_TYPE', '%s')
+export const OperationFailedError = define('DOCS_ERR_OPERATION_FAILED', '%s')
+export const PatchFailedError = define('DOCS_ERR_PATCH_FAILED', '%s')
 export const NotFoundError = define('DOCS_ERR_NOT_FOUND', '%s')
 export const RouteNotFoundError = define('DOCS_ERR_ROUTE_NOT_FOUND', 'No route for %s %s')
 export const MethodNotAllowedError = define('DOCS_ERR_METHOD_NOT_ALLOWED', '%s is not allowed here; allowed: %s')
@@ -48,4 +56,14 @@ export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis
 
 export function isProblemCode (code: unknown): code is ProblemCode {
   return typeof code === 'string' && Object.hasOwn(problemTypes, code)
+}
+
+/** Members a problem carries beyond the standard ones (RFC 9457 extension members). */
+export interface ProblemExtensions {
+  problemExtensions?: Record<string, unknown>
+}
+
+/** Attaches extension members to an error, for the problem it becomes. */
+export function withExtensions<E extends Error> (error: E, extensions: Record<string, unknown>): E & ProblemExtensions {
+  return Object.assign(error, { problemExtensions: extensions })
 }

@@ -35,6 +35,12 @@ export function screenJsonBody (bytes: Buffer, maxDepth: number): BodyVerdict {
   return typeof depth === 'string' ? { unstorable: depth } : { body: { text, value, depth } }
 }
 
+/** How many arrays and objects nest in a value that already passed screening. */
+export function nestingDepth (value: unknown): number {
+  const depth = measure(value, 0, Number.POSITIVE_INFINITY)
+  return typeof depth === 'number' ? depth : 0
+}
+
 /** The nesting depth of a parsed value, or why RedisJSON cannot keep it as sent. */
 function measure (value: unknown, depth: number, maxDepth: number): number | string {
   switch (typeof value) {

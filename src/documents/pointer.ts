@@ -87,16 +87,21 @@ export function memberStep (name: string): string {
   return '["' + name.replace(/["\\]/g, '\\$&') + '"]'
 }
 
-/** The RedisJSON step selecting an array element, when the token is a canonical RFC 6901 index. */
-export function indexStep (token: string): string | undefined {
-  return ARRAY_INDEX.test(token) ? `[${token}]` : undefined
+/**
+ * How a token may address an array element, for the Lua resolver: the token itself when it is a
+ * canonical RFC 6901 index, '-' for the position after the last element, '' when it can only be a
+ * member name.
+ */
+export function indexToken (token: string): string {
+  if (ARRAY_INDEX.test(token)) return token
+  return token === '-' ? '-' : ''
 }
 
 /**
  * How a pointer becomes a RedisJSON path. A token of digits means an element when its parent is an
  * array and a member when it is an object, which only Redis can tell: `guess` reads every such token
  * as an index (right whenever it matches, since an index never matches a member), and `steps` gives
- * the Lua resolver both readings, member step then index step ('' where none), per token.
+ * the Lua resolver both readings, member step then index token, per token.
  */
 export interface PathPlan {
   guess: string
@@ -110,10 +115,28 @@ export function planPath (tokens: readonly string[]): PathPlan {
   const steps: string[] = []
   for (const token of tokens) {
     const member = memberStep(token)
-    const index = indexStep(token)
-    guess += index ?? member
-    ambiguous ||= index !== undefined
-    steps.push(member, index ?? '')
+    const index = ARRAY_INDEX.test(token)
+    guess += index ? `[${token}]` : member
+    ambiguous ||= index
+    steps.push(member, indexToken(token))
   }
   return { guess, ambiguous, steps }
+}
+
+/** The tokens of a JSON Pointer string (RFC 6901), or undefined when it is not one. */
+export function parsePointer (pointer: string): string[] | undefined {
+  if (pointer === '') return []
+  if (!pointer.startsWith('/')) return undefined
+  const tokens: string[] = []
+  for (const raw of pointer.slice(1).split('/')) {
+    const token = unescapeToken(raw)
+    if (token === undefined) return undefined
+    tokens.push(token)
+  }
+  return tokens
+}
+
+/** The Lua form of a pointer: its token count, then member step and index token per token. */
+export function pointerArgs (tokens: readonly string[]): string[] {
+  return [String(tokens.length), ...planPath(tokens).steps]
 }

@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { BadRequestError, InvalidJsonPathError, MethodNotAllowedError } from '../errors.js'
+import { noneMatchHolds } from '../http/conditional.js'
+import { jsonPathProblem } from './jsonpath.js'
+import { preparePatch } from './json-patch.js'
+import { prepareOperations } from './operations.js'
 import {
-  BadRequestError, MethodNotAllowedError, UnaddressableError, UnstorableJsonError, UnsupportedMediaTypeError
-} from '../errors.js'
-import { etagOf, noneMatchHolds, versionCondition } from '../http/conditional.js'
-import { mediaTypeOf, type JsonMediaType } from '../http/json-parser.js'
-import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
-import type { WriteConditions, WriteResult } from './store.js'
+  acceptMediaTypes, addressOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders, ttlMsOf
+} from './request.js'
+import { jsonPatchSchema, operationsBodySchema, readQuerySchema, writeQuerySchema } from './schemas.js'
+import type { StoredValue, WriteOptions, WriteResult } from './store/index.js'
 
 export interface DocumentRoutesOptions {
   maxDepth: number
@@ -13,39 +16,83 @@ export interface DocumentRoutesOptions {
 
 const URL_PATTERN = '/docs/*'
 const URL_PREFIX = '/docs/'
-const ALLOWED_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE']
+const ALLOWED_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE']
 const ALLOW = ALLOWED_METHODS.join(', ')
+const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
+const JSON_PATCH = 'application/json-patch+json'
+
+interface WriteQuery { ttl?: number }
 
 /** The document resource: `/docs/{key}` and any location inside it, `/docs/{key}/{pointer...}`. */
-export default async function documentRoutes (app: FastifyInstance, options: DocumentRoutesOptions) {
+export default async function documentRoutes (app: FastifyInstance, { maxDepth }: DocumentRoutesOptions) {
   const store = app.documents
-
-  app.get(URL_PATTERN, async (request, reply) => {
-    const stored = await store.read(addressOf(request))
-    reply.header('ETag', etagOf(stored.version))
-    if (!noneMatchHolds(request.headers['if-none-match'], stored.version)) return reply.code(304).send()
-    return reply.type('application/json').send(stored.json)
+  const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>): WriteOptions => ({
+    ...conditionsOf(request), wantValue: !prefersMinimal(request), ttlMs: ttlMsOf(request.query.ttl)
   })
 
-  app.put(URL_PATTERN, async (request, reply) => {
-    const address = addressOf(request)
-    const body = documentBody(request, address, options.maxDepth)
-    requireMediaType(request, ['application/json'])
-    const result = await store.put(address, body.text, conditionsOf(request), !prefersMinimal(request))
-    return sendWrite(request, reply, result)
+  app.get<{ Querystring: { jsonpath?: string } }>(URL_PATTERN, { schema: { querystring: readQuerySchema } },
+    async (request, reply) => {
+      const address = addressOf(request, URL_PREFIX)
+      const { jsonpath } = request.query
+      if (jsonpath !== undefined && address.tokens.length > 0) {
+        throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
+      }
+      const problem = jsonpath === undefined ? undefined : jsonPathProblem(jsonpath)
+      if (problem) throw new InvalidJsonPathError(problem)
+      const stored = jsonpath === undefined ? await store.read(address) : await store.query(address.key, jsonpath)
+      return sendStored(request, reply, stored)
+    })
+
+  app.put<{ Querystring: WriteQuery }>(URL_PATTERN, {
+    schema: { querystring: writeQuerySchema },
+    preValidation: acceptMediaTypes('application/json')
+  }, async (request, reply) => {
+    const address = addressOf(request, URL_PREFIX)
+    const body = documentBodyOf(request, address, maxDepth)
+    return sendWrite(request, reply, await store.put(address, body.text, writeOptions(request)))
   })
 
-  app.patch(URL_PATTERN, async (request, reply) => {
-    const address = addressOf(request)
-    const body = documentBody(request, address, options.maxDepth)
-    requireMediaType(request, ['application/merge-patch+json', 'application/json'])
-    const result = await store.merge(address, body, conditionsOf(request), !prefersMinimal(request))
-    return sendWrite(request, reply, result)
+  app.patch<{ Querystring: WriteQuery }>(URL_PATTERN, {
+    preValidation: acceptMediaTypes(...MERGE_PATCH, JSON_PATCH),
+    schema: {
+      querystring: writeQuerySchema,
+      body: {
+        content: {
+          'application/merge-patch+json': { schema: {} },
+          'application/json': { schema: {} },
+          [JSON_PATCH]: { schema: jsonPatchSchema }
+        }
+      }
+    }
+  }, async (request, reply) => {
+    const address = addressOf(request, URL_PREFIX)
+    const body = jsonBodyOf(request)
+    if (request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH)) {
+      const operations = preparePatch(body, address.tokens, maxDepth)
+      return sendWrite(request, reply, await store.jsonPatch(address, operations, writeOptions(request)))
+    }
+    const merge = documentBodyOf(request, address, maxDepth)
+    return sendWrite(request, reply, await store.merge(address, merge, writeOptions(request)))
+  })
+
+  app.post<{ Querystring: WriteQuery }>(URL_PATTERN, {
+    schema: { querystring: writeQuerySchema, body: operationsBodySchema },
+    preValidation: acceptMediaTypes('application/json')
+  }, async (request, reply) => {
+    const address = addressOf(request, URL_PREFIX)
+    const body = jsonBodyOf(request)
+    const operations = prepareOperations(body, address.tokens, maxDepth)
+    const outcome = await store.operate(address, operations, { ...writeOptions(request), wantValue: false })
+    setRecordHeaders(reply, outcome)
+    const json = Array.isArray(body.value)
+      ? `{"results":[${outcome.results.join(',')}]}`
+      : `{"result":${outcome.results[0]}}`
+    return reply.type('application/json').send(json)
   })
 
   app.delete(URL_PATTERN, async (request, reply) => {
-    const result = await store.remove(addressOf(request), conditionsOf(request))
-    if (result.version) reply.header('ETag', etagOf(result.version))
+    const result = await store.remove(addressOf(request, URL_PREFIX), conditionsOf(request))
+    setRecordHeaders(reply, result)
     return reply.code(204).send()
   })
 
@@ -60,46 +107,14 @@ export default async function documentRoutes (app: FastifyInstance, options: Doc
   })
 }
 
-function addressOf (request: FastifyRequest): DocumentAddress {
-  const path = request.url.split('?', 1)[0]!
-  const parsed = parseDocumentAddress(path.slice(URL_PREFIX.length))
-  if ('problem' in parsed) throw new BadRequestError(parsed.problem)
-  const unaddressable = unaddressableToken(parsed.tokens)
-  if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
-  return parsed
-}
-
-function requireMediaType (request: FastifyRequest, accepted: readonly JsonMediaType[]): void {
-  const mediaType = mediaTypeOf(request.headers['content-type'])
-  if (!(accepted as readonly string[]).includes(mediaType)) {
-    throw new UnsupportedMediaTypeError(`${request.method} takes ${accepted.join(' or ')}, not "${mediaType || 'no content type'}"`)
-  }
-}
-
-/** The request's JSON body, provided the document it produces stays within the depth limit. */
-function documentBody (request: FastifyRequest, address: DocumentAddress, maxDepth: number) {
-  const body = request.json
-  if (!body) throw new BadRequestError('A JSON body is required')
-  if (address.tokens.length + body.depth > maxDepth) {
-    throw new UnstorableJsonError(`The document would nest deeper than ${maxDepth} levels`)
-  }
-  return body
-}
-
-function conditionsOf (request: FastifyRequest): WriteConditions {
-  return {
-    ifMatch: versionCondition(request.headers['if-match'], 'If-Match'),
-    ifNoneMatch: versionCondition(request.headers['if-none-match'], 'If-None-Match')
-  }
-}
-
-/** RFC 7240 `Prefer: return=minimal`: answer a write without the stored value. */
-function prefersMinimal (request: FastifyRequest): boolean {
-  return /\breturn\s*=\s*"?minimal\b/i.test(String(request.headers.prefer ?? ''))
+function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {
+  setRecordHeaders(reply, stored)
+  if (!noneMatchHolds(request.headers['if-none-match'], stored.version)) return reply.code(304).send()
+  return reply.type('application/json').send(stored.json)
 }
 
 function sendWrite (request: FastifyRequest, reply: FastifyReply, result: WriteResult) {
-  if (result.version) reply.header('ETag', etagOf(result.version))
+  setRecordHeaders(reply, result)
   if (result.created) reply.code(201).header('Location', request.url.split('?', 1)[0])
   if (result.json === undefined) {
     if (prefersMinimal(request)) reply.header('Preference-Applied', 'return=minimal')

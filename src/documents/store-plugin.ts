@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { createDocumentStore, type DocumentStore, type DocumentStoreOptions } from './store.js'
+import { createDocumentStore, type DocumentStore, type DocumentStoreOptions } from './store/index.js'
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import {
-  isProblemCode, problemTypePath, problemTypes, RouteNotFoundError, type ProblemCode
+  isProblemCode, problemTypePath, problemTypes, RouteNotFoundError, type ProblemCode, type ProblemExtensions
 } from '../errors.js'
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json'
@@ -62,7 +62,8 @@ export default fp<ProblemOptions>(async function problemsPlugin (app, options) {
     if (code === 'DOCS_ERR_REDIS_UNAVAILABLE') reply.header('Retry-After', String(options.retryAfterSeconds))
     const detail = code === 'DOCS_ERR_INTERNAL' ? 'The request could not be completed' : error.message
     const issues = code === 'DOCS_ERR_VALIDATION' ? validationIssues(error) : undefined
-    return sendProblem(reply, code, detail, issues ? { errors: issues } : {})
+    const extensions = (error as FastifyError & ProblemExtensions).problemExtensions
+    return sendProblem(reply, code, detail, { ...extensions, ...(issues ? { errors: issues } : {}) })
   })
 
   app.setNotFoundHandler(function routeNotFound (request) {

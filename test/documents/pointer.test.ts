@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  checkKey, formatPointer, indexStep, memberStep, parseDocumentAddress, planPath, unaddressableToken
+  checkKey, formatPointer, indexToken, memberStep, parseDocumentAddress, parsePointer, planPath, unaddressableToken
 } from '../../src/documents/pointer.js'
 
 describe('parseDocumentAddress: URL path after /docs/ -> key and JSON Pointer tokens', () => {
@@ -74,24 +74,40 @@ describe('memberStep: member names become double-quoted brackets', () => {
   })
 })
 
-describe('indexStep: only canonical RFC 6901 array indices become [n]', () => {
+describe('indexToken: only canonical RFC 6901 array indices address elements', () => {
   it.each([
-    ['0', '[0]'],
-    ['7', '[7]'],
-    ['10', '[10]'],
-    ['999999999999999', '[999999999999999]'],
-    ['01', undefined],
-    ['-', undefined],
-    ['-1', undefined],
-    ['1.5', undefined],
-    ['1e3', undefined],
-    [' 1', undefined],
-    ['', undefined],
-    ['1000000000000000', undefined],
-    ['99999999999999999999999', undefined],
-    ['٣', undefined]
-  ])('%j -> %s', (token, step) => {
-    expect(indexStep(token)).toBe(step)
+    ['0', '0'],
+    ['7', '7'],
+    ['10', '10'],
+    ['999999999999999', '999999999999999'],
+    ['-', '-'],
+    ['01', ''],
+    ['-1', ''],
+    ['1.5', ''],
+    ['1e3', ''],
+    [' 1', ''],
+    ['', ''],
+    ['1000000000000000', ''],
+    ['99999999999999999999999', ''],
+    ['٣', '']
+  ])('%j -> %j', (token, index) => {
+    expect(indexToken(token)).toBe(index)
+  })
+})
+
+describe('parsePointer: JSON Pointer strings in request bodies', () => {
+  it.each([
+    ['', []],
+    ['/', ['']],
+    ['/a/0', ['a', '0']],
+    ['/a~1b/m~0n', ['a/b', 'm~n']],
+    ['/%41', ['%41']]
+  ])('%j -> %j', (pointer, tokens) => {
+    expect(parsePointer(pointer)).toEqual(tokens)
+  })
+
+  it.each(['a', 'a/b', '/a~2', '/~'])('refuses %j', (pointer) => {
+    expect(parsePointer(pointer)).toBeUndefined()
   })
 })
 
@@ -104,7 +120,7 @@ describe('planPath', () => {
     expect(planPath(['items', '0', 'name'])).toEqual({
       guess: '$["items"][0]["name"]',
       ambiguous: true,
-      steps: ['["items"]', '', '["0"]', '[0]', '["name"]', '']
+      steps: ['["items"]', '', '["0"]', '0', '["name"]', '']
     })
   })
 

@@ -37,8 +37,8 @@ export async function connectRedis (): Promise<RedisClient> {
 type Headers = Record<string, string>
 
 /** Sends raw JSON text, exactly as given. */
-export function send (app: FastifyInstance, method: 'PUT' | 'PATCH', url: string, text: string,
-  headers: Headers = {}, contentType = method === 'PUT' ? 'application/json' : 'application/merge-patch+json') {
+export function send (app: FastifyInstance, method: 'PUT' | 'PATCH' | 'POST', url: string, text: string,
+  headers: Headers = {}, contentType = method === 'PATCH' ? 'application/merge-patch+json' : 'application/json') {
   return app.inject({ method, url, payload: text, headers: { 'content-type': contentType, ...headers } })
 }
 
@@ -48,6 +48,16 @@ export function put (app: FastifyInstance, url: string, value: unknown, headers:
 
 export function patch (app: FastifyInstance, url: string, value: unknown, headers: Headers = {}) {
   return send(app, 'PATCH', url, JSON.stringify(value), headers)
+}
+
+/** A JSON Patch (RFC 6902) request. */
+export function jsonPatch (app: FastifyInstance, url: string, operations: unknown[], headers: Headers = {}) {
+  return send(app, 'PATCH', url, JSON.stringify(operations), headers, 'application/json-patch+json')
+}
+
+/** POST of one operation or a list of them. */
+export function operate (app: FastifyInstance, url: string, operations: unknown, headers: Headers = {}) {
+  return send(app, 'POST', url, JSON.stringify(operations), headers)
 }
 
 export function get (app: FastifyInstance, url: string, headers: Headers = {}) {

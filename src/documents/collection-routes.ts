@@ -1,0 +1,133 @@
+import type { FastifyInstance } from 'fastify'
+import { BadRequestError, UnaddressableError, UnstorableJsonError } from '../errors.js'
+import { etagOf, versionCondition } from '../http/conditional.js'
+import { nestingDepth } from './json-body.js'
+import { checkKey, parsePointer, unaddressableToken } from './pointer.js'
+import { RawJson } from './raw-json.js'
+import {
+  acceptMediaTypes, addressOf, conditionsOf, jsonBodyOf, secondsLeft, setRecordHeaders, ttlMsOf
+} from './request.js'
+import { batchReadBodySchema, batchWriteBodySchema, listQuerySchema, ttlBodySchema } from './schemas.js'
+import type { BatchPutItem, VersionRecord } from './store/index.js'
+
+interface BatchReadBody { keys: string[], pointer?: string }
+interface BatchWriteBody { items: Array<{ key: string, value: unknown, ifMatch?: string, ifNoneMatch?: string, ttl?: number }> }
+interface ListQuery { prefix: string, limit: number, cursor?: string }
+
+const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409 } as const
+
+/** Everything about many documents or about a document's metadata: listing, batches, expiry, description. */
+export default async function collectionRoutes (app: FastifyInstance, { maxDepth }: { maxDepth: number }) {
+  const store = app.documents
+
+  app.get<{ Querystring: ListQuery }>('/docs', { schema: { querystring: listQuerySchema } }, async (request, reply) => {
+    const { prefix, limit } = request.query
+    const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit)
+    const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
+    if (next) {
+      const query = new URLSearchParams({ prefix, limit: String(limit), cursor: next })
+      reply.header('Link', `</docs?${query}>; rel="next"`)
+    }
+    return reply.type('application/json').send(JSON.stringify({ keys: listing.keys, cursor: next }))
+  })
+
+  const jsonOnly = acceptMediaTypes('application/json')
+
+  app.post<{ Body: BatchReadBody }>('/batch/read', { schema: { body: batchReadBodySchema }, preValidation: jsonOnly }, async (request, reply) => {
+    const { keys, pointer = '' } = request.body
+    keys.forEach((key, index) => requireKey(key, index))
+    const tokens = parsePointer(pointer)!
+    const unaddressable = unaddressableToken(tokens)
+    if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
+    const items = await store.readMany(keys, tokens)
+    const rendered = items.map((item) => {
+      const head = `{"key":${JSON.stringify(item.key)},"status":${item.status}`
+      if (item.status !== 200) return head + '}'
+      const expiry = item.expiresAt === undefined ? '' : `,"expiresIn":${secondsLeft(item.expiresAt)}`
+      return `${head},"etag":${JSON.stringify(etagOf(item.version))}${expiry},"value":${item.json}}`
+    })
+    return reply.type('application/json').send(`{"items":[${rendered.join(',')}]}`)
+  })
+
+  app.post<{ Body: BatchWriteBody }>('/batch/write', {
+    schema: { body: batchWriteBodySchema }, preValidation: jsonOnly
+  }, async (request, reply) => {
+    const body = jsonBodyOf(request)
+    const raw = new RawJson(body.text)
+    const nodes = raw.items(raw.member(raw.root, 'items'))
+    const items = request.body.items.map((item, index): BatchPutItem => {
+      requireKey(item.key, index)
+      if (nestingDepth(item.value) > maxDepth) {
+        throw new UnstorableJsonError(`Item ${index} nests deeper than ${maxDepth} levels`)
+      }
+      const ttlMs = ttlMsOf(item.ttl)
+      return {
+        key: item.key,
+        json: raw.memberText(nodes[index], 'value')!,
+        ifMatch: versionCondition(item.ifMatch, 'If-Match'),
+        ifNoneMatch: versionCondition(item.ifNoneMatch, 'If-None-Match'),
+        ...(ttlMs === undefined ? {} : { ttlMs })
+      }
+    })
+    const results = await store.putMany(items)
+    return reply.type('application/json').send(JSON.stringify({
+      items: results.map((result) => ({
+        key: result.key,
+        status: batchStatus[result.status],
+        ...(result.version ? { etag: etagOf(result.version) } : {})
+      }))
+    }))
+  })
+
+  app.get('/ttl/*', async (request, reply) => {
+    const record = await store.expiry(wholeDocumentKey(addressOf(request, '/ttl/')), undefined, conditionsOf(request))
+    return sendTtl(reply, record)
+  })
+
+  app.put<{ Body: { ttl: number } }>('/ttl/*', { schema: { body: ttlBodySchema }, preValidation: jsonOnly }, async (request, reply) => {
+    const key = wholeDocumentKey(addressOf(request, '/ttl/'))
+    return sendTtl(reply, await store.expiry(key, ttlMsOf(request.body.ttl), conditionsOf(request)))
+  })
+
+  app.delete('/ttl/*', async (request, reply) => {
+    const key = wholeDocumentKey(addressOf(request, '/ttl/'))
+    setRecordHeaders(reply, await store.expiry(key, 0, conditionsOf(request)))
+    return reply.code(204).send()
+  })
+
+  app.get('/meta/*', async (request, reply) => {
+    const { version, expiresAt, ...description } = await store.describe(addressOf(request, '/meta/'))
+    setRecordHeaders(reply, { version, ...(expiresAt === undefined ? {} : { expiresAt }) })
+    return reply.type('application/json').send(JSON.stringify(description))
+  })
+}
+
+function requireKey (key: string, index: number): void {
+  const problem = checkKey(key)
+  if (problem) throw new BadRequestError(`Key ${index}: ${problem}`)
+}
+
+function wholeDocumentKey (address: { key: string, tokens: string[] }): string {
+  if (address.tokens.length > 0) throw new BadRequestError('A time to live applies to a whole document: /ttl/{key}')
+  return address.key
+}
+
+function sendTtl (reply: import('fastify').FastifyReply, record: VersionRecord) {
+  setRecordHeaders(reply, record)
+  const ttl = record.expiresAt === undefined ? null : Math.max(0, (record.expiresAt - Date.now()) / 1000)
+  return reply.type('application/json').send(JSON.stringify({ ttl }))
+}
+
+/** Cursors are opaque to clients and bound to the prefix they were issued for. */
+function encodeCursor (prefix: string, cursor: string): string {
+  return Buffer.from(JSON.stringify([prefix, cursor])).toString('base64url')
+}
+
+function decodeCursor (token: string | undefined, prefix: string): string {
+  if (token === undefined) return '0'
+  try {
+    const [issuedFor, cursor] = JSON.parse(Buffer.from(token, 'base64url').toString()) as [unknown, unknown]
+    if (issuedFor === prefix && typeof cursor === 'string' && /^\d+$/.test(cursor)) return cursor
+  } catch {}
+  throw new BadRequestError('The cursor is not one this listing issued')
+}

@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import {
+  BadRequestError, UnaddressableError, UnstorableJsonError, UnsupportedMediaTypeError
+} from '../errors.js'
+import { etagOf, versionCondition } from '../http/conditional.js'
+import { mediaTypeOf } from '../http/json-parser.js'
+import type { JsonBody } from './json-body.js'
+import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
+import type { VersionRecord, WriteConditions } from './store/index.js'
+
+/** The document address in a request's URL path, after `prefix` (such as '/docs/'). */
+export function addressOf (request: FastifyRequest, prefix: string): DocumentAddress {
+  const path = request.url.split('?', 1)[0]!
+  const parsed = parseDocumentAddress(path.slice(prefix.length))
+  if ('problem' in parsed) throw new BadRequestError(parsed.problem)
+  const unaddressable = unaddressableToken(parsed.tokens)
+  if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
+  return parsed
+}
+
+/** A preValidation hook answering 415 to a body in any media type but these, before schemas run. */
+export function acceptMediaTypes (...accepted: string[]) {
+  return async function checkMediaType (request: FastifyRequest) {
+    if (!request.json) return
+    const mediaType = mediaTypeOf(request.headers['content-type'])
+    if (!accepted.includes(mediaType)) {
+      throw new UnsupportedMediaTypeError(`${request.method} here takes ${accepted.join(' or ')}, not "${mediaType}"`)
+    }
+  }
+}
+
+/** The request's JSON body (its media type already checked by acceptMediaTypes). */
+export function jsonBodyOf (request: FastifyRequest): JsonBody {
+  if (!request.json) throw new BadRequestError('A JSON body is required')
+  return request.json
+}
+
+/** A body that becomes a document's content, provided the document stays within the depth limit. */
+export function documentBodyOf (request: FastifyRequest, address: DocumentAddress, maxDepth: number): JsonBody {
+  const body = jsonBodyOf(request)
+  if (address.tokens.length + body.depth > maxDepth) {
+    throw new UnstorableJsonError(`The document would nest deeper than ${maxDepth} levels`)
+  }
+  return body
+}
+
+export function conditionsOf (request: FastifyRequest): WriteConditions {
+  return {
+    ifMatch: versionCondition(request.headers['if-match'], 'If-Match'),
+    ifNoneMatch: versionCondition(request.headers['if-none-match'], 'If-None-Match')
+  }
+}
+
+/** RFC 7240 `Prefer: return=minimal`: answer a write without the stored value. */
+export function prefersMinimal (request: FastifyRequest): boolean {
+  return /\breturn\s*=\s*"?minimal\b/i.test(String(request.headers.prefer ?? ''))
+}
+
+/** The `ttl` query parameter (seconds) in milliseconds, at least 1. */
+export function ttlMsOf (seconds: number | undefined): number | undefined {
+  return seconds === undefined ? undefined : Math.max(1, Math.round(seconds * 1000))
+}
+
+/** Seconds a document has left, rounded up, for `Expires-In` and TTL bodies. */
+export function secondsLeft (expiresAt: number): number {
+  return Math.max(0, Math.ceil((expiresAt - Date.now()) / 1000))
+}
+
+/** ETag of the version, and `Expires-In` (seconds) when the document has a time to live. */
+export function setRecordHeaders (reply: FastifyReply, record: Partial<VersionRecord>): void {
+  if (record.version) reply.header('ETag', etagOf(record.version))
+  if (record.expiresAt !== undefined) reply.header('Expires-In', String(secondsLeft(record.expiresAt)))
+}

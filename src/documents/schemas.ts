@@ -1,0 +1,145 @@
+/**
+ * JSON Schemas of the service's own request bodies and query strings: each validates requests and
+ * documents the route. Documents themselves are any JSON and are never validated here.
+ */
+
+/** A JSON Pointer (RFC 6901): empty, or "/" tokens in which "~" only escapes "0" or "1". */
+export const jsonPointerSchema = { type: 'string', pattern: '^(/([^~]|~[01])*)*$', maxLength: 4096 } as const
+
+const anyJson = {}
+const arrayIndex = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const
+const at = { path: { ...jsonPointerSchema, description: 'Pointer relative to the URL location; "" or absent: the location itself' } }
+
+/** Seconds from now; fractions allowed (ms precision). Ten years at most. */
+export const ttlSchema = { type: 'number', exclusiveMinimum: 0, maximum: 315_360_000 } as const
+
+export const MAX_OPERATIONS = 100
+export const MAX_PATCH_OPERATIONS = 1000
+export const MAX_BATCH_ITEMS = 1000
+
+function operation (op: string, properties: Record<string, unknown>, required: string[], description: string) {
+  return {
+    type: 'object',
+    description,
+    properties: { op: { const: op }, ...at, ...properties },
+    required: ['op', ...required],
+    additionalProperties: false
+  }
+}
+
+/** One operation of POST /docs/{key}/{pointer}. */
+export const operationSchema = {
+  type: 'object',
+  discriminator: { propertyName: 'op' },
+  required: ['op'],
+  oneOf: [
+    operation('incr', { by: { type: 'number' } }, ['by'], 'Adds `by` to a number (JSON.NUMINCRBY); result: the new number'),
+    operation('mult', { by: { type: 'number' } }, ['by'], 'Multiplies a number by `by` (JSON.NUMMULTBY); result: the new number'),
+    operation('append', { value: { type: 'string' } }, ['value'], 'Appends to a string (JSON.STRAPPEND); result: the new length'),
+    operation('push', { values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } }, ['values'],
+      'Appends values to an array (JSON.ARRAPPEND); result: the new length'),
+    operation('insert', { index: arrayIndex, values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } },
+      ['index', 'values'], 'Inserts values before `index`, negative from the end (JSON.ARRINSERT); result: the new length'),
+    operation('pop', { index: arrayIndex }, [], 'Removes and returns the element at `index` (default -1, the last) (JSON.ARRPOP)'),
+    operation('trim', { start: arrayIndex, stop: arrayIndex }, ['start', 'stop'],
+      'Keeps elements `start` to `stop` inclusive (JSON.ARRTRIM); result: the new length'),
+    operation('indexOf', { value: anyJson, start: arrayIndex, stop: arrayIndex }, ['value'],
+      'First index of a scalar `value`, or -1 (JSON.ARRINDEX)'),
+    operation('toggle', {}, [], 'Flips a boolean (JSON.TOGGLE); result: the new value'),
+    operation('clear', {}, [], 'Empties an array or object, or sets a number to 0 (JSON.CLEAR); result: the new value')
+  ]
+} as const
+
+export const operationsBodySchema = {
+  oneOf: [
+    operationSchema,
+    { type: 'array', minItems: 1, maxItems: MAX_OPERATIONS, items: operationSchema }
+  ]
+} as const
+
+function patchOperation (op: string, required: string[]) {
+  const properties: Record<string, unknown> = { op: { const: op }, path: jsonPointerSchema }
+  if (required.includes('from')) properties.from = jsonPointerSchema
+  if (required.includes('value')) properties.value = anyJson
+  return { type: 'object', properties, required: ['op', 'path', ...required] }
+}
+
+/** A JSON Patch document (RFC 6902). */
+export const jsonPatchSchema = {
+  type: 'array',
+  maxItems: MAX_PATCH_OPERATIONS,
+  items: {
+    type: 'object',
+    discriminator: { propertyName: 'op' },
+    required: ['op', 'path'],
+    oneOf: [
+      patchOperation('add', ['value']),
+      patchOperation('remove', []),
+      patchOperation('replace', ['value']),
+      patchOperation('move', ['from']),
+      patchOperation('copy', ['from']),
+      patchOperation('test', ['value'])
+    ]
+  }
+} as const
+
+const keySchema = { type: 'string', minLength: 1 } as const
+const entityTagList = { type: 'string', description: 'As the If-Match / If-None-Match header' } as const
+
+export const batchReadBodySchema = {
+  type: 'object',
+  properties: {
+    keys: { type: 'array', minItems: 1, maxItems: MAX_BATCH_ITEMS, items: keySchema },
+    pointer: jsonPointerSchema
+  },
+  required: ['keys'],
+  additionalProperties: false
+} as const
+
+export const batchWriteBodySchema = {
+  type: 'object',
+  properties: {
+    items: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_ITEMS,
+      items: {
+        type: 'object',
+        properties: { key: keySchema, value: anyJson, ifMatch: entityTagList, ifNoneMatch: entityTagList, ttl: ttlSchema },
+        required: ['key', 'value'],
+        additionalProperties: false
+      }
+    }
+  },
+  required: ['items'],
+  additionalProperties: false
+} as const
+
+export const ttlBodySchema = {
+  type: 'object',
+  properties: { ttl: ttlSchema },
+  required: ['ttl'],
+  additionalProperties: false
+} as const
+
+export const writeQuerySchema = {
+  type: 'object',
+  properties: { ttl: { ...ttlSchema, description: 'Time to live in seconds, set atomically with the write' } },
+  additionalProperties: false
+} as const
+
+export const readQuerySchema = {
+  type: 'object',
+  properties: { jsonpath: { type: 'string', minLength: 1, maxLength: 2048 } },
+  additionalProperties: false
+} as const
+
+export const listQuerySchema = {
+  type: 'object',
+  properties: {
+    prefix: { type: 'string', default: '', maxLength: 1024 },
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+    cursor: { type: 'string', maxLength: 256 }
+  },
+  additionalProperties: false
+} as const

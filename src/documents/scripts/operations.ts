@@ -1,0 +1,98 @@
+import { LuaScript } from '../../redis/lua-script.js'
+import { documentHeader, prelude } from './prelude.js'
+
+/**
+ * Operations at locations, without a read-modify-write round trip. ARGV after the base pointer: the
+ * operation count, then per operation: its name, its pointer (joined to the base), three arguments
+ * ('' when unused) and a list of JSON values. One operation applies to the document in place; a list
+ * applies to a copy that replaces the document only when every operation succeeded.
+ * Reply: { 'ok', version, results (JSON texts), expiresAt } or { 'failed', index, reason, detail }.
+ */
+export const operationsScript = new LuaScript(prelude + documentHeader + `
+local work = KEYS[3]
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+local count, operations = tonumber(arg()), {}
+for i = 1, count do
+  local op = { name = arg(), path = tokensArg(), a = arg(), b = arg(), c = arg(), values = {} }
+  for j = 1, tonumber(arg()) do op.values[j] = arg() end
+  operations[i] = op
+end
+if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+
+local accepts = {
+  incr = { integer = true, number = true }, mult = { integer = true, number = true },
+  append = { string = true }, toggle = { boolean = true },
+  push = { array = true }, insert = { array = true }, pop = { array = true }, trim = { array = true },
+  indexOf = { array = true }, clear = { object = true, array = true, integer = true, number = true }
+}
+
+local function first(reply)
+  if type(reply) == 'table' and reply.err then return nil, reply.err end
+  return reply[1]
+end
+
+local function apply(key, op)
+  local loc = locate(key, op.path)
+  local found = loc.path and typeAt(key, loc.path)
+  if not found then return nil, 'notfound', '' end
+  if not accepts[op.name][found] then return nil, 'type', found end
+  local path = loc.path
+  if op.name == 'incr' or op.name == 'mult' then
+    local before = valueAt(key, path)
+    local command = op.name == 'incr' and 'JSON.NUMINCRBY' or 'JSON.NUMMULTBY'
+    local reply = redis.pcall(command, key, path, op.a)
+    local expected = op.name == 'incr' and tonumber(before) + tonumber(op.a) or tonumber(before) * tonumber(op.a)
+    local after = type(reply) == 'string' and unwrap(reply)
+    local got = after and tonumber(after)
+    -- RedisJSON wraps 64-bit integers around on overflow: undo and refuse.
+    if not got or math.abs(got - expected) > 1e-9 * math.max(1, math.abs(expected)) then
+      if after then redis.call('JSON.SET', key, path, before) end
+      return nil, 'range', 'the result is beyond the range of a 64-bit integer or a double'
+    end
+    return after
+  end
+  if op.name == 'append' then return tostring(redis.call('JSON.STRAPPEND', key, path, op.a)[1]) end
+  if op.name == 'toggle' then return redis.call('JSON.TOGGLE', key, path)[1] == 1 and 'true' or 'false' end
+  if op.name == 'clear' then redis.call('JSON.CLEAR', key, path); return valueAt(key, path) end
+  if op.name == 'push' then return tostring(redis.call('JSON.ARRAPPEND', key, path, unpack(op.values))[1]) end
+  if op.name == 'trim' then return tostring(redis.call('JSON.ARRTRIM', key, path, op.a, op.b)[1]) end
+  if op.name == 'insert' then
+    local length, failure = first(redis.pcall('JSON.ARRINSERT', key, path, op.a, unpack(op.values)))
+    if not length then return nil, 'range', 'the index is out of range' end
+    return tostring(length)
+  end
+  if op.name == 'pop' then
+    if redis.call('JSON.ARRLEN', key, path)[1] == 0 then return nil, 'range', 'the array is empty' end
+    local popped = op.a == '' and redis.pcall('JSON.ARRPOP', key, path) or redis.pcall('JSON.ARRPOP', key, path, op.a)
+    local element = first(popped)
+    if not element then return nil, 'range', 'the index is out of range' end
+    return element
+  end
+  if op.name == 'indexOf' then
+    local reply = op.b == '' and redis.call('JSON.ARRINDEX', key, path, op.a)
+      or (op.c == '' and redis.call('JSON.ARRINDEX', key, path, op.a, op.b)
+      or redis.call('JSON.ARRINDEX', key, path, op.a, op.b, op.c))
+    return tostring(reply[1])
+  end
+  return nil, 'unknown', op.name
+end
+
+local target = doc
+if count > 1 then
+  target = work
+  redis.call('COPY', doc, work, 'REPLACE')
+end
+local results = {}
+for i = 1, count do
+  local result, reason, detail = apply(target, operations[i])
+  if not result then
+    if target == work then redis.call('DEL', work) end
+    return { 'failed', i - 1, reason, detail }
+  end
+  results[i] = result
+end
+if target == work then replaceWith(doc, work) end
+local version = bump(ver)
+return { 'ok', version, results, applyTtl(doc, ver, ttl) or false }
+`)

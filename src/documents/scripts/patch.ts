@@ -1,0 +1,168 @@
+import { LuaScript } from '../../redis/lua-script.js'
+import { documentHeader, prelude } from './prelude.js'
+
+/*
+ * Structural equality of two JSON texts as RedisJSON serialises them (so strings share one escaping):
+ * objects ignore member order, numbers compare numerically, integers digit by digit.
+ */
+const jsonEquality = `
+local function parseJson(s)
+  local pos = 1
+  local parseValue
+  local function skip() pos = string.find(s, '[^ \\t\\r\\n]', pos) or (#s + 1) end
+  local function parseString()
+    local start = pos
+    pos = pos + 1
+    while true do
+      local at = string.find(s, '["\\\\]', pos)
+      if string.sub(s, at, at) == '\\\\' then pos = at + 2 else pos = at + 1; break end
+    end
+    return string.sub(s, start, pos - 1)
+  end
+  local function nextDelimiter() skip(); local d = string.sub(s, pos, pos); pos = pos + 1; return d end
+  parseValue = function()
+    skip()
+    local c = string.sub(s, pos, pos)
+    if c == '{' then
+      local members, count = {}, 0
+      pos = pos + 1; skip()
+      if string.sub(s, pos, pos) == '}' then pos = pos + 1; return { kind = 'object', members = members, count = 0 } end
+      repeat
+        skip()
+        local name = parseString()
+        nextDelimiter()
+        members[name] = parseValue()
+        count = count + 1
+      until nextDelimiter() == '}'
+      return { kind = 'object', members = members, count = count }
+    elseif c == '[' then
+      local items = {}
+      pos = pos + 1; skip()
+      if string.sub(s, pos, pos) == ']' then pos = pos + 1; return { kind = 'array', items = items } end
+      repeat items[#items + 1] = parseValue() until nextDelimiter() == ']'
+      return { kind = 'array', items = items }
+    elseif c == '"' then
+      return { kind = 'string', text = parseString() }
+    end
+    local token = string.match(s, '^[%w%.%+%-]+', pos)
+    pos = pos + #token
+    if token == 'true' or token == 'false' or token == 'null' then return { kind = token } end
+    return { kind = 'number', text = token }
+  end
+  return parseValue()
+end
+
+local function equal(a, b)
+  if a.kind ~= b.kind then return false end
+  if a.kind == 'string' then return a.text == b.text end
+  if a.kind == 'number' then
+    if not string.find(a.text, '[%.eE]') and not string.find(b.text, '[%.eE]') then return a.text == b.text end
+    return tonumber(a.text) == tonumber(b.text)
+  end
+  if a.kind == 'array' then
+    if #a.items ~= #b.items then return false end
+    for i = 1, #a.items do
+      if not equal(a.items[i], b.items[i]) then return false end
+    end
+    return true
+  end
+  if a.kind == 'object' then
+    if a.count ~= b.count then return false end
+    for name, value in pairs(a.members) do
+      local other = b.members[name]
+      if not other or not equal(value, other) then return false end
+    end
+  end
+  return true
+end
+`
+
+/**
+ * JSON Patch (RFC 6902), all operations or none. KEYS adds a working copy and a scratch key to the
+ * document's two. ARGV after the base pointer: the operation count, then per operation its name, a
+ * reason it cannot apply ('' when none), its value ('' when none), its path and its from pointers
+ * (both already joined to the base). The patch applies to a copy that replaces the document only
+ * when every operation succeeded. A failed operation answers { 'failed', index, reason }.
+ */
+export const jsonPatchScript = new LuaScript(prelude + documentHeader + jsonEquality + `
+local work, scratch = KEYS[3], KEYS[4]
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+local base = locate(doc, tokens)
+if not present(doc, base) then return { 'notfound' } end
+local count, operations = tonumber(arg()), {}
+for i = 1, count do
+  operations[i] = { name = arg(), invalid = arg(), value = arg(), path = tokensArg(), from = tokensArg() }
+end
+if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+
+local function add(path, value)
+  if #path == 0 then redis.call('JSON.SET', work, '$', value); return nil end
+  local loc = locate(work, path)
+  if loc.parentType == 'object' then redis.call('JSON.SET', work, loc.path, value); return nil end
+  if loc.parentType ~= 'array' then return 'the parent of the path does not exist or is not a container' end
+  if loc.last.index == '-' then redis.call('JSON.ARRAPPEND', work, loc.parent, value); return nil end
+  local length = redis.call('JSON.ARRLEN', work, loc.parent)[1]
+  if not isIndex(loc.last.index) or tonumber(loc.last.index) > length then
+    return 'the array index is out of range'
+  end
+  redis.call('JSON.ARRINSERT', work, loc.parent, loc.last.index, value)
+  return nil
+end
+
+local function existing(path)
+  local loc = locate(work, path)
+  if not present(work, loc) then return nil end
+  return loc
+end
+
+local function remove(path)
+  if #path == 0 then return 'the patch target itself cannot be removed' end
+  local loc = existing(path)
+  if not loc then return 'no value at the path' end
+  redis.call('JSON.DEL', work, loc.path)
+  return nil
+end
+
+local function apply(op)
+  if op.invalid ~= '' then return op.invalid end
+  if op.name == 'add' then return add(op.path, op.value) end
+  if op.name == 'remove' then return remove(op.path) end
+  if op.name == 'replace' then
+    local loc = existing(op.path)
+    if not loc then return 'no value at the path' end
+    redis.call('JSON.SET', work, loc.path, op.value)
+    return nil
+  end
+  if op.name == 'test' then
+    local loc = existing(op.path)
+    if not loc then return 'no value at the path' end
+    redis.call('JSON.SET', scratch, '$', op.value)
+    if not equal(parseJson(valueAt(work, loc.path)), parseJson(redis.call('JSON.GET', scratch))) then
+      return 'the value at the path is not equal to the test value'
+    end
+    return nil
+  end
+  local from = existing(op.from)
+  if not from then return 'no value at the from location' end
+  local value = valueAt(work, from.path)
+  if op.name == 'move' then
+    if #op.from == 0 then return 'the patch target itself cannot be moved' end
+    redis.call('JSON.DEL', work, from.path)
+  end
+  return add(op.path, value)
+end
+
+redis.call('COPY', doc, work, 'REPLACE')
+for i = 1, count do
+  local reason = apply(operations[i])
+  if reason then
+    redis.call('DEL', work, scratch)
+    return { 'failed', i - 1, reason }
+  end
+end
+redis.call('DEL', scratch)
+replaceWith(doc, work)
+local after = locate(doc, tokens)
+return done('ok', present(doc, after) and after.path or nil)
+`)

@@ -1,0 +1,77 @@
+import { LuaScript } from '../../redis/lua-script.js'
+import { documentHeader, prelude } from './prelude.js'
+
+/*
+ * KEYS: the document, its version record. ARGV: If-Match, If-None-Match, '1' to return the value
+ * written, ttl ('' keep, '0' remove, else ms), the pointer, then what the operation needs.
+ * Reply: { status, version, value, expiresAt } where status is ok | created | notfound |
+ * precondition | wrongtype.
+ */
+const script = (body: string) => new LuaScript(prelude + documentHeader + body)
+
+/** PUT: create or replace the document, or replace or add the value at a location. */
+export const putScript = script(`
+local k = kindOf(doc)
+if k == 'wrongtype' then return { k } end
+local value = arg()
+if #tokens == 0 then
+  if not preconditionHolds(ver, k ~= nil, ifMatch, ifNoneMatch) then return { 'precondition' } end
+  redis.call('JSON.SET', doc, '$', value)
+  return done(k and 'ok' or 'created', '$')
+end
+if not k then return { 'notfound' } end
+local loc = locate(doc, tokens)
+local existed = present(doc, loc)
+if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
+if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+redis.call('JSON.SET', doc, loc.path, value)
+return done(existed and 'ok' or 'created', loc.path)
+`)
+
+/**
+ * PATCH (RFC 7396) at a location. ARGV after the pointer: the patch, and '1' when it is an object.
+ * JSON.MERGE into a location that does not exist stores the patch as is, nulls included; RFC 7396
+ * merges it into an empty object, which is what happens here.
+ */
+export const mergeScript = script(`
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+local patch, patchIsObject = arg(), arg() == '1'
+local loc = locate(doc, tokens)
+local existed = present(doc, loc)
+if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
+if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+if existed or patchIsObject then
+  if not existed then redis.call('JSON.SET', doc, loc.path, '{}') end
+  redis.call('JSON.MERGE', doc, loc.path, patch)
+else
+  redis.call('JSON.SET', doc, loc.path, patch)
+end
+return done(existed and 'ok' or 'created', loc.path)
+`)
+
+/** DELETE: the whole document (and its version), or the value at a location. */
+export const deleteScript = script(`
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+if #tokens == 0 then
+  if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+  redis.call('DEL', doc, ver)
+  return { 'ok', false, false, false }
+end
+local loc = locate(doc, tokens)
+if not present(doc, loc) then return { 'notfound' } end
+if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+redis.call('JSON.DEL', doc, loc.path)
+return done('ok', nil)
+`)
+
+/** The time to live of a whole document on its own: ttl '' reads it, '0' removes it, else sets it. */
+export const expiryScript = script(`
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+if ttl ~= '' and not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
+if redis.call('EXISTS', ver) == 0 then bump(ver) end
+local version = versionRecord(ver)
+return { 'ok', version, false, applyTtl(doc, ver, ttl) or false }
+`)

@@ -1,0 +1,93 @@
+import { ErrorReply } from 'redis'
+import {
+  NotFoundError, PreconditionFailedError, RedisUnavailableError, WrongTypeError
+} from '../../errors.js'
+import { withDeadline } from '../../redis/deadline.js'
+import type { RedisClient } from '../../redis/plugin.js'
+import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
+
+export interface DocumentStoreOptions {
+  keyPrefix: string
+  /** Longest wait for Redis before a call fails with RedisUnavailableError. */
+  timeoutMs: number
+}
+
+/** What every part of the store shares: the client, the namespace, and how Redis is called. */
+export interface StoreContext extends DocumentStoreOptions {
+  client: RedisClient
+}
+
+/** A document's version and, when it has a time to live, the instant it expires (ms since epoch). */
+export interface VersionRecord {
+  version: string
+  expiresAt?: number
+}
+
+/** Status, version, value, expiresAt: what the document scripts answer. */
+export type ScriptReply = [status: string, version?: string | null, value?: unknown, expiresAt?: string | null]
+
+/** Suffix of the key holding a document's version record: control characters never occur in client keys. */
+const VERSION_SUFFIX = '\u001fversion'
+const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
+
+/** The Redis keys of a document: the JSON document, its version record, then two scratch keys. */
+export function keysOf (context: StoreContext, key: string): string[] {
+  const doc = context.keyPrefix + key
+  return [doc, doc + VERSION_SUFFIX, ...SCRATCH_SUFFIXES.map((suffix) => doc + suffix)]
+}
+
+/** A Redis call bounded by the deadline, its errors turned into domain errors. */
+export function call<T> (context: StoreContext, key: string, work: Promise<T>): Promise<T> {
+  return withDeadline(work, context.timeoutMs).catch(translateRedisError(key))
+}
+
+/** Parses "version" or "version:expiresAt"; a document without a record is version 0. */
+export function parseRecord (record: string | null | undefined): VersionRecord {
+  if (!record) return { version: '0' }
+  const [version = '0', expires] = record.split(':')
+  return expires ? { version, expiresAt: Number(expires) } : { version }
+}
+
+/** JSON.GET with a `$` path answers a JSON array of the matches; ours match exactly one location. */
+export function unwrap (matches: string): string {
+  return matches.slice(1, -1)
+}
+
+export function notFound (address: DocumentAddress) {
+  const location = address.tokens.length ? ` at ${formatPointer(address.tokens)}` : ''
+  return new NotFoundError(`Document "${address.key}" has no value${location}`)
+}
+
+/** Refuses, before Redis, a pointer deeper than any value RedisJSON can hold. */
+export function screenDepth (address: DocumentAddress): void {
+  if (address.tokens.length > MAX_POINTER_TOKENS) throw notFound(address)
+}
+
+/** Throws the domain error of a failed script status. */
+export function checkStatus (status: string, address: DocumentAddress): void {
+  switch (status) {
+    case 'ok':
+    case 'created':
+      return
+    case 'notfound':
+      throw notFound(address)
+    case 'precondition':
+      throw new PreconditionFailedError(`The precondition does not hold for document "${address.key}"`)
+    case 'wrongtype':
+      throw new WrongTypeError(address.key)
+    default:
+      throw new Error(`Unexpected script status ${status}`)
+  }
+}
+
+/** Redis errors as domain errors: a wrong-type key is a conflict, anything else about the link is 503. */
+function translateRedisError (key: string) {
+  return (error: unknown): never => {
+    if (error instanceof RedisUnavailableError) throw error
+    if (error instanceof ErrorReply) {
+      if (/wrong ?type|wrong Redis type/i.test(error.message)) throw new WrongTypeError(key)
+      throw error
+    }
+    throw new RedisUnavailableError((error as Error).message ?? String(error))
+  }
+}

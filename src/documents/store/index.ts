@@ -1,0 +1,18 @@
+import type { RedisClient } from '../../redis/plugin.js'
+import type { DocumentStoreOptions } from './context.js'
+import { documentReads } from './reads.js'
+import { documentWrites } from './writes.js'
+
+export type { DocumentStoreOptions, VersionRecord } from './context.js'
+export type { BatchReadItem, Description, Listing, StoredValue } from './reads.js'
+export type {
+  BatchPutItem, BatchPutResult, PreparedOperation, PreparedPatchOperation, WriteConditions, WriteOptions, WriteResult
+} from './writes.js'
+
+/** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
+export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions) {
+  const context = { client, ...options }
+  return { ...documentReads(context), ...documentWrites(context) }
+}
+
+export type DocumentStore = ReturnType<typeof createDocumentStore>

@@ -1,0 +1,174 @@
+import {
+  NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, withExtensions
+} from '../../errors.js'
+import type { LuaScript } from '../../redis/lua-script.js'
+import { formatPointer, pointerArgs, type DocumentAddress } from '../pointer.js'
+import { batchPutScript } from '../scripts/batch.js'
+import { operationsScript } from '../scripts/operations.js'
+import { jsonPatchScript } from '../scripts/patch.js'
+import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
+import {
+  call, checkStatus, keysOf, parseRecord, screenDepth, type ScriptReply, type StoreContext, type VersionRecord
+} from './context.js'
+
+/** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
+export interface WriteConditions {
+  ifMatch: string
+  ifNoneMatch: string
+}
+
+/** A write's conditions, whether to answer with the value written, and a new time to live. */
+export interface WriteOptions extends WriteConditions {
+  wantValue: boolean
+  /** Milliseconds to live from now; 0 removes the expiry; undefined keeps it. */
+  ttlMs?: number
+}
+
+export interface WriteResult extends Partial<VersionRecord> {
+  created: boolean
+  /** The value now at the location, when asked for. */
+  json?: string
+}
+
+/** One JSON Patch operation, its pointers joined to the patch's base and its value as sent. */
+export interface PreparedPatchOperation {
+  op: string
+  path: string[]
+  from?: string[]
+  value?: string
+  /** Why it cannot apply whatever the document holds (a move into its own child, say). */
+  invalid?: string
+  /** The path as the client wrote it, for the problem that names a failed operation. */
+  pathText: string
+}
+
+/** One operation of POST, its pointer joined to the base and its arguments as JSON texts. */
+export interface PreparedOperation {
+  name: string
+  path: string[]
+  args: [string, string, string]
+  values: string[]
+}
+
+export interface BatchPutItem extends WriteConditions {
+  key: string
+  json: string
+  ttlMs?: number
+}
+
+export interface BatchPutResult {
+  key: string
+  status: 'created' | 'ok' | 'precondition' | 'wrongtype'
+  version?: string
+}
+
+const ttlArg = (ttlMs: number | undefined) => ttlMs === undefined ? '' : String(ttlMs)
+
+export function documentWrites (context: StoreContext) {
+  async function run (script: LuaScript, address: DocumentAddress, options: WriteOptions,
+    extra: readonly string[]): Promise<ScriptReply> {
+    screenDepth(address)
+    const args = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs),
+      ...pointerArgs(address.tokens), ...extra]
+    return call(context, address.key, script.run<ScriptReply>(context.client, keysOf(context, address.key), args))
+  }
+
+  function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
+    checkStatus(status, address)
+    return {
+      created: status === 'created',
+      ...(version ? { version } : {}),
+      ...(typeof value === 'string' ? { json: value } : {}),
+      ...(expiresAt ? { expiresAt: Number(expiresAt) } : {})
+    }
+  }
+
+  return {
+    /** Sets the whole document, or the value at a location whose parent exists. */
+    async put (address: DocumentAddress, json: string, options: WriteOptions): Promise<WriteResult> {
+      return resultOf(await run(putScript, address, options, [json]), address)
+    },
+
+    /** Applies an RFC 7396 merge patch at a location. */
+    async merge (address: DocumentAddress, patch: { text: string, value: unknown }, options: WriteOptions) {
+      const isObject = typeof patch.value === 'object' && patch.value !== null && !Array.isArray(patch.value)
+      return resultOf(await run(mergeScript, address, options, [patch.text, isObject ? '1' : '0']), address)
+    },
+
+    /** Removes the document, or the value at a location. */
+    async remove (address: DocumentAddress, conditions: WriteConditions) {
+      return resultOf(await run(deleteScript, address, { ...conditions, wantValue: false }, []), address)
+    },
+
+    /** Applies a JSON Patch (RFC 6902) at a location: every operation, or none. */
+    async jsonPatch (address: DocumentAddress, operations: readonly PreparedPatchOperation[], options: WriteOptions) {
+      const extra = [String(operations.length), ...operations.flatMap((operation) => [
+        operation.op, operation.invalid ?? '', operation.value ?? '',
+        ...pointerArgs(operation.path), ...pointerArgs(operation.from ?? [])
+      ])]
+      const reply = await run(jsonPatchScript, address, options, extra)
+      if (reply[0] === 'failed') {
+        const index = Number(reply[1])
+        const failed = operations[index]!
+        throw withExtensions(
+          new PatchFailedError(`Operation ${index} (${failed.op} at "${failed.pathText}") failed: ${String(reply[2])}`),
+          { operation: index, path: failed.pathText })
+      }
+      return resultOf(reply, address)
+    },
+
+    /** Applies operations in order, atomically; answers each one's result as JSON text. */
+    async operate (address: DocumentAddress, operations: readonly PreparedOperation[], options: WriteOptions) {
+      const extra = [String(operations.length), ...operations.flatMap((operation) => [
+        operation.name, ...pointerArgs(operation.path), ...operation.args,
+        String(operation.values.length), ...operation.values
+      ])]
+      const reply = await run(operationsScript, address, { ...options, wantValue: false }, extra)
+      if (reply[0] === 'failed') throw operationFailure(reply, operations, address)
+      checkStatus(reply[0], address)
+      return {
+        version: String(reply[1]),
+        results: (reply[2] as string[]).map(String),
+        ...(reply[3] ? { expiresAt: Number(reply[3]) } : {})
+      }
+    },
+
+    /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
+    async expiry (key: string, ttlMs: number | undefined, conditions: WriteConditions): Promise<VersionRecord> {
+      const address = { key, tokens: [] }
+      const reply = await run(expiryScript, address, { ...conditions, wantValue: false, ttlMs }, [])
+      checkStatus(reply[0], address)
+      return parseRecord(reply[3] ? `${reply[1]}:${reply[3]}` : String(reply[1]))
+    },
+
+    /** Writes whole documents in one atomic step; each item succeeds or fails on its own. */
+    async putMany (items: readonly BatchPutItem[]): Promise<BatchPutResult[]> {
+      if (items.length === 0) return []
+      const keys = items.flatMap((item) => keysOf(context, item.key).slice(0, 2))
+      const args = [String(items.length), ...items.flatMap((item) =>
+        [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), item.json])]
+      const replies = await call(context, items[0]!.key,
+        batchPutScript.run<Array<[BatchPutResult['status'], string | null]>>(context.client, keys, args))
+      return replies.map(([status, version], index) => ({
+        key: items[index]!.key, status, ...(version ? { version } : {})
+      }))
+    }
+  }
+}
+
+function operationFailure (reply: ScriptReply, operations: readonly PreparedOperation[], address: DocumentAddress) {
+  const [, rawIndex, reason, detail] = reply as unknown as [string, number, string, string]
+  const index = Number(rawIndex)
+  const operation = operations[index]!
+  const pointer = formatPointer(operation.path)
+  const extensions = { operation: index, pointer }
+  const subject = `Operation ${index} (${operation.name} at "${pointer}")`
+  switch (reason) {
+    case 'notfound':
+      return withExtensions(new NotFoundError(`${subject}: document "${address.key}" has no value there`), extensions)
+    case 'type':
+      return withExtensions(new ValueTypeError(`${subject} does not apply to a value of type ${detail}`), extensions)
+    default:
+      return withExtensions(new OperationFailedError(`${subject}: ${detail}`), extensions)
+  }
+}
