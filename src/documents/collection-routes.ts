@@ -125,9 +125,15 @@ function encodeCursor (prefix: string, cursor: string): string {
 
 function decodeCursor (token: string | undefined, prefix: string): string {
   if (token === undefined) return '0'
+  let decoded: unknown
   try {
-    const [issuedFor, cursor] = JSON.parse(Buffer.from(token, 'base64url').toString()) as [unknown, unknown]
-    if (issuedFor === prefix && typeof cursor === 'string' && /^\d+$/.test(cursor)) return cursor
-  } catch {}
-  throw new BadRequestError('The cursor is not one this listing issued')
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString())
+  } catch {
+    decoded = undefined
+  }
+  const [issuedFor, cursor] = Array.isArray(decoded) ? decoded : []
+  if (issuedFor !== prefix || typeof cursor !== 'string' || !/^\d+$/.test(cursor)) {
+    throw new BadRequestError('The cursor is not one this listing issued')
+  }
+  return cursor
 }
