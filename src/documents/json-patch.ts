@@ -19,7 +19,7 @@ export function preparePatch (body: JsonBody, base: readonly string[], maxDepth:
     const fail = (error: Error) => withExtensions(error, { operation: index, path: operation.path })
     const path = joined(base, operation.path)
     const from = operation.from === undefined ? undefined : joined(base, operation.from)
-    const unaddressable = unaddressableToken([...path, ...(from ?? [])])
+    const unaddressable = unaddressableToken(path, true) ?? unaddressableToken(from ?? [], true)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
     const prepared: PreparedPatchOperation = { op: operation.op, path, pathText: operation.path }
     if (from) prepared.from = from

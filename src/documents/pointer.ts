@@ -77,9 +77,16 @@ export function formatPointer (tokens: readonly string[]): string {
  */
 const SKIPPED_BY_REDISJSON = /^[ \n]/
 
-/** The first token RedisJSON cannot address, if any. */
-export function unaddressableToken (tokens: readonly string[]): string | undefined {
-  return tokens.find((token) => SKIPPED_BY_REDISJSON.test(token))
+export function isUnaddressable (token: string): boolean {
+  return SKIPPED_BY_REDISJSON.test(token)
+}
+
+/**
+ * The first token no RedisJSON path can express, if any. With `lastMayBe`, a last such token is
+ * fine: the Lua scripts reach that member through the text of its parent object.
+ */
+export function unaddressableToken (tokens: readonly string[], lastMayBe = false): string | undefined {
+  return (lastMayBe ? tokens.slice(0, -1) : tokens).find(isUnaddressable)
 }
 
 /** The RedisJSON step selecting an object member: a double-quoted bracket, `\` and `"` escaped. */
@@ -105,22 +112,32 @@ export function indexToken (token: string): string {
  */
 export interface PathPlan {
   guess: string
+  /** Whether `guess` may miss a value that the Lua resolver would find. */
   ambiguous: boolean
+  /** False when a token can only be reached by the resolver, so `guess` must not be used. */
+  direct: boolean
   steps: string[]
 }
 
 export function planPath (tokens: readonly string[]): PathPlan {
   let guess = '$'
   let ambiguous = false
+  let direct = true
   const steps: string[] = []
   for (const token of tokens) {
+    if (isUnaddressable(token)) {
+      // Only ever the last token (see unaddressableToken); the resolver finds it by its JSON name.
+      direct = false
+      steps.push('', JSON.stringify(token))
+      continue
+    }
     const member = memberStep(token)
     const index = ARRAY_INDEX.test(token)
     guess += index ? `[${token}]` : member
     ambiguous ||= index
     steps.push(member, indexToken(token))
   }
-  return { guess, ambiguous, steps }
+  return { guess, ambiguous, direct, steps }
 }
 
 /** The tokens of a JSON Pointer string (RFC 6901), or undefined when it is not one. */

@@ -8,12 +8,15 @@ import type { JsonBody } from './json-body.js'
 import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
 import type { VersionRecord, WriteConditions } from './store/index.js'
 
-/** The document address in a request's URL path, after `prefix` (such as '/docs/'). */
-export function addressOf (request: FastifyRequest, prefix: string): DocumentAddress {
+/**
+ * The document address in a request's URL path, after `prefix` (such as '/docs/'). `namedLast` admits
+ * a last token that no RedisJSON path expresses, for the methods whose scripts reach it another way.
+ */
+export function addressOf (request: FastifyRequest, prefix: string, namedLast = false): DocumentAddress {
   const path = request.url.split('?', 1)[0]!
   const parsed = parseDocumentAddress(path.slice(prefix.length))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
-  const unaddressable = unaddressableToken(parsed.tokens)
+  const unaddressable = unaddressableToken(parsed.tokens, namedLast)
   if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
   return parsed
 }

@@ -32,7 +32,7 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
 
   app.get<{ Querystring: { jsonpath?: string } }>(URL_PATTERN, { schema: { querystring: readQuerySchema } },
     async (request, reply) => {
-      const address = addressOf(request, URL_PREFIX)
+      const address = addressOf(request, URL_PREFIX, true)
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
@@ -47,7 +47,7 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
     schema: { querystring: writeQuerySchema },
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const address = addressOf(request, URL_PREFIX)
+    const address = addressOf(request, URL_PREFIX, true)
     const body = documentBodyOf(request, address, maxDepth)
     return sendWrite(request, reply, await store.put(address, body.text, writeOptions(request)))
   })
@@ -65,9 +65,10 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
       }
     }
   }, async (request, reply) => {
-    const address = addressOf(request, URL_PREFIX)
+    const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
+    const address = addressOf(request, URL_PREFIX, isJsonPatch)
     const body = jsonBodyOf(request)
-    if (request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH)) {
+    if (isJsonPatch) {
       const operations = preparePatch(body, address.tokens, maxDepth)
       return sendWrite(request, reply, await store.jsonPatch(address, operations, writeOptions(request)))
     }
@@ -91,7 +92,7 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
   })
 
   app.delete(URL_PATTERN, async (request, reply) => {
-    const result = await store.remove(addressOf(request, URL_PREFIX), conditionsOf(request))
+    const result = await store.remove(addressOf(request, URL_PREFIX, true), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })

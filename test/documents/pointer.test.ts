@@ -113,15 +113,20 @@ describe('parsePointer: JSON Pointer strings in request bodies', () => {
 
 describe('planPath', () => {
   it('reads the root as $', () => {
-    expect(planPath([])).toEqual({ guess: '$', ambiguous: false, steps: [] })
+    expect(planPath([])).toEqual({ guess: '$', ambiguous: false, direct: true, steps: [] })
   })
 
   it('guesses digits are indices and hands the resolver both readings', () => {
     expect(planPath(['items', '0', 'name'])).toEqual({
       guess: '$["items"][0]["name"]',
       ambiguous: true,
+      direct: true,
       steps: ['["items"]', '', '["0"]', '0', '["name"]', '']
     })
+  })
+
+  it('leaves a member no path expresses to the resolver, by its JSON name', () => {
+    expect(planPath(['a', ' b'])).toMatchObject({ direct: false, steps: ['["a"]', '', '', '" b"'] })
   })
 
   it('is unambiguous without digit tokens', () => {

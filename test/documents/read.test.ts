@@ -31,13 +31,39 @@ describe('GET /docs/{key}/{pointer}: any member name is reachable', () => {
   })
 })
 
-describe('member names RedisJSON paths cannot express', () => {
-  it.each([' a', ' ', '\nx'])('%j is 422 and never read as another member', async (name) => {
+describe('member names that RedisJSON paths cannot express (leading space or line feed)', () => {
+  const names = [' a', ' ', '  ', '\nx', ' "q" \\ ']
+
+  it.each(names)('%j is read, replaced, added and deleted as the last token, never as another member', async (name) => {
     const key = uniqueKey()
-    await put(app, `/docs/${key}`, { [name]: 1, a: 2, x: 3, '': 4 })
-    const response = await get(app, `/docs/${key}/${segment(name)}`)
+    await put(app, `/docs/${key}`, { [name]: { v: 1 }, a: 2, x: 3, '': 4, q: 5, n: { [name]: [1] } })
+    expect((await get(app, `/docs/${key}/${segment(name)}`)).json()).toEqual({ v: 1 })
+    expect((await get(app, `/docs/${key}/n/${segment(name)}`)).json()).toEqual([1])
+    expect((await put(app, `/docs/${key}/${segment(name)}`, 'replaced')).statusCode).toBe(200)
+    expect((await put(app, `/docs/${key}/x/${segment(name)}`, 1)).statusCode).toBe(404)
+    const added = await put(app, `/docs/${key}/n/${segment(name + name)}`, 'added')
+    expect(added.statusCode).toBe(201)
+    expect(added.json()).toBe('added')
+    expect((await app.inject({ method: 'DELETE', url: `/docs/${key}/n/${segment(name)}` })).statusCode).toBe(204)
+    expect((await get(app, `/docs/${key}`)).json()).toEqual({ [name]: 'replaced', a: 2, x: 3, '': 4, q: 5, n: { [name + name]: 'added' } })
+    expect((await get(app, `/docs/${key}/n/${segment(name)}`)).statusCode).toBe(404)
+  })
+
+  it('is 422 inside a pointer, where only the last token can be reached', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { ' a': { b: 1 }, a: { b: 2 } })
+    const response = await get(app, `/docs/${key}/${segment(' a')}/b`)
     expect(response.statusCode).toBe(422)
     expect(response.json()).toMatchObject({ code: 'DOCS_ERR_UNADDRESSABLE' })
+  })
+
+  it('is 422 for a merge patch at such a member', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { ' a': { b: 1 } })
+    const response = await app.inject({
+      method: 'PATCH', url: `/docs/${key}/${segment(' a')}`, payload: '{"c":1}', headers: { 'content-type': 'application/merge-patch+json' }
+    })
+    expect(response.statusCode).toBe(422)
   })
 })
 

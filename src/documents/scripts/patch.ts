@@ -99,7 +99,8 @@ if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precond
 local function add(path, value)
   if #path == 0 then redis.call('JSON.SET', work, '$', value); return nil end
   local loc = locate(work, path)
-  if loc.parentType == 'object' then redis.call('JSON.SET', work, loc.path, value); return nil end
+  if loc.parentType == 'object' then setAt(work, loc, value); return nil end
+  if loc.named then return 'the parent of the path does not exist or is not an object' end
   if loc.parentType ~= 'array' then return 'the parent of the path does not exist or is not a container' end
   if loc.last.index == '-' then redis.call('JSON.ARRAPPEND', work, loc.parent, value); return nil end
   local length = redis.call('JSON.ARRLEN', work, loc.parent)[1]
@@ -120,7 +121,7 @@ local function remove(path)
   if #path == 0 then return 'the patch target itself cannot be removed' end
   local loc = existing(path)
   if not loc then return 'no value at the path' end
-  redis.call('JSON.DEL', work, loc.path)
+  deleteAt(work, loc)
   return nil
 end
 
@@ -131,24 +132,24 @@ local function apply(op)
   if op.name == 'replace' then
     local loc = existing(op.path)
     if not loc then return 'no value at the path' end
-    redis.call('JSON.SET', work, loc.path, op.value)
+    setAt(work, loc, op.value)
     return nil
   end
   if op.name == 'test' then
     local loc = existing(op.path)
     if not loc then return 'no value at the path' end
     redis.call('JSON.SET', scratch, '$', op.value)
-    if not equal(parseJson(valueAt(work, loc.path)), parseJson(redis.call('JSON.GET', scratch))) then
+    if not equal(parseJson(getAt(work, loc)), parseJson(redis.call('JSON.GET', scratch))) then
       return 'the value at the path is not equal to the test value'
     end
     return nil
   end
   local from = existing(op.from)
   if not from then return 'no value at the from location' end
-  local value = valueAt(work, from.path)
+  local value = getAt(work, from)
   if op.name == 'move' then
     if #op.from == 0 then return 'the patch target itself cannot be moved' end
-    redis.call('JSON.DEL', work, from.path)
+    deleteAt(work, from)
   end
   return add(op.path, value)
 end
@@ -163,6 +164,5 @@ for i = 1, count do
 end
 redis.call('DEL', scratch)
 replaceWith(doc, work)
-local after = locate(doc, tokens)
-return done('ok', present(doc, after) and after.path or nil)
+return done('ok', locate(doc, tokens))
 `)

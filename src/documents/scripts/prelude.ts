@@ -1,5 +1,8 @@
 /*
  * Lua shared by every document script. Conventions:
+ * - A pointer's last token may name a member that RedisJSON paths cannot express (it starts with a
+ *   space or a line feed): its member step is then '' and its index slot holds the name as a JSON
+ *   string. Such a member is read and written through the text of its parent object.
  * - A document is two keys: the JSON document and its version record, "version" or
  *   "version:expiresAtMs" when it has a time to live.
  * - A pointer arrives as a count n, then n pairs (member step, index): the member step is the escaped
@@ -43,30 +46,124 @@ local function resolve(key, tokens, upto)
   return path
 end
 
--- Where tokens lead: path (nil when an array is addressed by anything but an index), its parent and
--- the parent's type (nil when missing), and the last token.
+-- Where tokens lead: path (nil when an array is addressed by anything but an index, or for a member
+-- no path can express, whose JSON-encoded name is then in 'named'), its parent and the parent's type
+-- (nil when missing), and the last token.
 local function locate(key, tokens)
   local n = #tokens
   if n == 0 then return { path = '$' } end
   local parent = resolve(key, tokens, n - 1)
   local parentType = typeAt(key, parent)
   local last = tokens[n]
-  local path
-  if parentType == 'array' then
-    if isIndex(last.index) then path = parent .. '[' .. last.index .. ']' end
+  local loc = { parent = parent, parentType = parentType, last = last }
+  if last.member == '' then
+    loc.named = last.index
+  elseif parentType == 'array' then
+    if isIndex(last.index) then loc.path = parent .. '[' .. last.index .. ']' end
   else
-    path = parent .. last.member
+    loc.path = parent .. last.member
   end
-  return { path = path, parent = parent, parentType = parentType, last = last }
-end
-
-local function present(key, loc)
-  return loc.path ~= nil and typeAt(key, loc.path) ~= nil
+  return loc
 end
 
 local function unwrap(matches) return string.sub(matches, 2, -2) end
 
 local function valueAt(key, path) return unwrap(redis.call('JSON.GET', key, path)) end
+
+-- The position after the JSON value starting at pos, in RedisJSON's compact serialisation.
+local function skipValue(s, pos)
+  local c = string.sub(s, pos, pos)
+  if c == '"' then
+    while true do
+      local at = string.find(s, '["\\\\]', pos + 1)
+      if string.sub(s, at, at) == '"' then return at + 1 end
+      pos = at + 1
+    end
+  end
+  if c == '{' or c == '[' then
+    local depth = 0
+    while true do
+      local at = string.find(s, '[][{}"]', pos)
+      local d = string.sub(s, at, at)
+      if d == '"' then
+        pos = skipValue(s, at)
+      else
+        if d == '{' or d == '[' then depth = depth + 1 else depth = depth - 1 end
+        pos = at + 1
+        if depth == 0 then return pos end
+      end
+    end
+  end
+  local _, last = string.find(s, '^[^,}%]]*', pos)
+  return last + 1
+end
+
+-- The members of an object's text: name as written, and where the member and its value start and end.
+local function membersOf(s)
+  local list, pos = {}, 2
+  if string.sub(s, 2, 2) == '}' then return list end
+  while true do
+    local nameEnd = skipValue(s, pos)
+    local valueEnd = skipValue(s, nameEnd + 1)
+    list[#list + 1] = { name = string.sub(s, pos, nameEnd - 1), from = pos, value = nameEnd + 1, to = valueEnd }
+    if string.sub(s, valueEnd, valueEnd) == '}' then return list end
+    pos = valueEnd + 1
+  end
+end
+
+local function namedMember(key, loc)
+  if loc.parentType ~= 'object' then return nil end
+  local text = valueAt(key, loc.parent)
+  local list = membersOf(text)
+  for i, member in ipairs(list) do
+    if member.name == loc.named then return text, list, i end
+  end
+  return text, list, nil
+end
+
+-- The text of the value at a location, or nil when there is none.
+local function getAt(key, loc)
+  if loc.named then
+    local text, list, i = namedMember(key, loc)
+    if not i then return nil end
+    return string.sub(text, list[i].value, list[i].to - 1)
+  end
+  if loc.path == nil or typeAt(key, loc.path) == nil then return nil end
+  return valueAt(key, loc.path)
+end
+
+local function present(key, loc)
+  if loc.named then
+    local _, _, i = namedMember(key, loc)
+    return i ~= nil
+  end
+  return loc.path ~= nil and typeAt(key, loc.path) ~= nil
+end
+
+-- Sets the value at a location whose parent exists (an object member is added when missing).
+local function setAt(key, loc, value)
+  if not loc.named then return redis.call('JSON.SET', key, loc.path, value) end
+  local text, list, i = namedMember(key, loc)
+  if i then
+    text = string.sub(text, 1, list[i].value - 1) .. value .. string.sub(text, list[i].to)
+  else
+    text = string.sub(text, 1, -2) .. (#list > 0 and ',' or '') .. loc.named .. ':' .. value .. '}'
+  end
+  return redis.call('JSON.SET', key, loc.parent, text)
+end
+
+local function deleteAt(key, loc)
+  if not loc.named then return redis.call('JSON.DEL', key, loc.path) end
+  local text, list, i = namedMember(key, loc)
+  if #list == 1 then
+    text = '{}'
+  elseif i == #list then
+    text = string.sub(text, 1, list[i].from - 2) .. '}'
+  else
+    text = string.sub(text, 1, list[i].from - 1) .. string.sub(text, list[i + 1].from)
+  end
+  return redis.call('JSON.SET', key, loc.parent, text)
+end
 
 local function versionRecord(verKey)
   local record = redis.call('GET', verKey)
@@ -139,9 +236,9 @@ local doc, ver = KEYS[1], KEYS[2]
 local ifMatch, ifNoneMatch, wantValue, ttl = arg(), arg(), arg() == '1', arg()
 local tokens = tokensArg()
 
-local function done(status, path)
+local function done(status, loc)
   local value = false
-  if wantValue and path then value = valueAt(doc, path) end
+  if wantValue and loc then value = getAt(doc, loc) or false end
   local version = bump(ver)
   local expires = applyTtl(doc, ver, ttl)
   return { status, version, value, expires or false }

@@ -5,10 +5,10 @@ import { documentHeader, prelude } from './prelude.js'
 export const readScript = new LuaScript(prelude + documentHeader + `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
-local loc = locate(doc, tokens)
-if not present(doc, loc) then return { 'notfound' } end
+local value = getAt(doc, locate(doc, tokens))
+if not value then return { 'notfound' } end
 local version, expires = versionRecord(ver)
-return { 'ok', version, valueAt(doc, loc.path), expires or false }
+return { 'ok', version, value, expires or false }
 `)
 
 /** What is at a location: type, size (string, array, object), member names and memory use. */

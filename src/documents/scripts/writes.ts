@@ -17,15 +17,15 @@ local value = arg()
 if #tokens == 0 then
   if not preconditionHolds(ver, k ~= nil, ifMatch, ifNoneMatch) then return { 'precondition' } end
   redis.call('JSON.SET', doc, '$', value)
-  return done(k and 'ok' or 'created', '$')
+  return done(k and 'ok' or 'created', locate(doc, tokens))
 end
 if not k then return { 'notfound' } end
 local loc = locate(doc, tokens)
 local existed = present(doc, loc)
 if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
-redis.call('JSON.SET', doc, loc.path, value)
-return done(existed and 'ok' or 'created', loc.path)
+setAt(doc, loc, value)
+return done(existed and 'ok' or 'created', loc)
 `)
 
 /**
@@ -47,7 +47,7 @@ if existed or patchIsObject then
 else
   redis.call('JSON.SET', doc, loc.path, patch)
 end
-return done(existed and 'ok' or 'created', loc.path)
+return done(existed and 'ok' or 'created', loc)
 `)
 
 /** DELETE: the whole document (and its version), or the value at a location. */
@@ -62,7 +62,7 @@ end
 local loc = locate(doc, tokens)
 if not present(doc, loc) then return { 'notfound' } end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
-redis.call('JSON.DEL', doc, loc.path)
+deleteAt(doc, loc)
 return done('ok', nil)
 `)
 

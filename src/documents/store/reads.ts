@@ -49,6 +49,7 @@ export function documentReads (context: StoreContext) {
       screenDepth(address)
       const [doc, ver] = keysOf(context, address.key) as [string, string]
       const plan = planPath(address.tokens)
+      if (!plan.direct) return resolveAndRead(address)
       // The version is read first: racing a write, it can only be older than the value, never newer,
       // so an If-Match built on it fails safe.
       const [record, value] = await call(context, address.key, Promise.all([
