@@ -6,6 +6,7 @@ import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
 import jsonParserPlugin from './http/json-parser.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
+import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
 
 /** A whole request may take this long (slow uploads included) before Node ends it. */
@@ -17,10 +18,10 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     bodyLimit: config.bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
-    ajv: { customOptions: { discriminator: true } },
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
+  app.setValidatorCompiler(createValidatorCompiler())
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
