@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest'
+import { createRedisClient } from '../../src/redis/plugin.js'
+import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
+import { startOwnRedis } from '../helpers/local-redis.js'
+
+const app = await buildTestApp()
+const redis = await connectRedis()
+
+function post (url: string, body: unknown) {
+  return app.inject({ method: 'POST', url, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } })
+}
+
+describe('POST /batch/read', () => {
+  it('reads 100 documents in one request, each with its status and ETag', async () => {
+    const keys = Array.from({ length: 100 }, (_, index) => uniqueKey(`batch${index}`))
+    await Promise.all(keys.map((key, index) => put(app, `/docs/${key}`, { index, tags: ['t'] })))
+    const missing = uniqueKey('missing')
+    const response = await post('/batch/read', { keys: [...keys, missing] })
+    expect(response.statusCode).toBe(200)
+    const { items } = response.json()
+    expect(items).toHaveLength(101)
+    items.slice(0, 100).forEach((item: { key: string, status: number, value: unknown, etag: string }, index: number) => {
+      expect(item).toMatchObject({ key: keys[index], status: 200, value: { index, tags: ['t'] } })
+      expect(item.etag).toMatch(/^"\d+"$/)
+    })
+    expect(items[100]).toEqual({ key: missing, status: 404 })
+  })
+
+  it('sends a bounded number of Redis commands, whatever the number of documents', async () => {
+    const own = await startOwnRedis()
+    const quiet = await buildTestApp({ redis: { socketPath: own.socketPath } })
+    const keys = Array.from({ length: 100 }, () => uniqueKey())
+    await Promise.all(keys.map((key) => put(quiet, `/docs/${key}`, { a: 1 })))
+    const observer = createRedisClient({ connection: { socketPath: own.socketPath }, commandTimeoutMs: 5000 })
+    await observer.connect()
+    const processed = async () => Number(/total_commands_processed:(\d+)/.exec(await observer.info('stats'))![1])
+    const before = await processed()
+    const response = await quiet.inject({
+      method: 'POST', url: '/batch/read', payload: JSON.stringify({ keys }), headers: { 'content-type': 'application/json' }
+    })
+    const commands = await processed() - before
+    await observer.close()
+    expect(response.json().items).toHaveLength(100)
+    // MGET and JSON.MGET in one pipeline, plus this test's own INFO; a loop over documents would be 100+.
+    expect(commands).toBe(3)
+  })
+
+  it('reads one location in each document, digits on arrays and objects alike', async () => {
+    const [a, b, c] = [uniqueKey(), uniqueKey(), uniqueKey()]
+    await put(app, `/docs/${a}`, { list: ['a0'] })
+    await put(app, `/docs/${b}`, { list: { 0: 'b0' } })
+    await put(app, `/docs/${c}`, { other: true })
+    const { items } = (await post('/batch/read', { keys: [a, b, c], pointer: '/list/0' })).json()
+    expect(items.map((item: { status: number, value?: unknown }) => [item.status, item.value]))
+      .toEqual([[200, 'a0'], [200, 'b0'], [404, undefined]])
+  })
+
+  it('keeps exact digits and reports keys that are not documents as 409', async () => {
+    const [big, plain] = [uniqueKey(), uniqueKey()]
+    await app.inject({ method: 'PUT', url: `/docs/${big}`, payload: '{"n":12345678901234567890}', headers: { 'content-type': 'application/json' } })
+    await redis.set(app.keyPrefix + plain, 'not json')
+    const response = await post('/batch/read', { keys: [big, plain] })
+    expect(response.body).toContain('"value":{"n":12345678901234567890}')
+    expect(response.json().items[1]).toEqual({ key: plain, status: 409 })
+  })
+
+  it('refuses malformed requests', async () => {
+    for (const body of [{}, { keys: [] }, { keys: [''] }, { keys: ['a'], pointer: 'x' }, { keys: Array(1001).fill('k') }]) {
+      expect((await post('/batch/read', body)).statusCode).toBe(400)
+    }
+  })
+})
+
+describe('POST /batch/write', () => {
+  it('writes many documents in one request with a result per item', async () => {
+    const [fresh, existing, guarded, plain] = [uniqueKey(), uniqueKey(), uniqueKey(), uniqueKey()]
+    await put(app, `/docs/${existing}`, { old: true })
+    await put(app, `/docs/${guarded}`, { old: true })
+    await redis.set(app.keyPrefix + plain, 'not json')
+    const response = await app.inject({
+      method: 'POST',
+      url: '/batch/write',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        items: [
+          { key: fresh, value: { n: 1 }, ifNoneMatch: '*' },
+          { key: existing, value: [1, 2] },
+          { key: guarded, value: 'lost', ifMatch: '"1"' },
+          { key: plain, value: 1 }
+        ]
+      }).replace('{"n":1}', '{"n":12345678901234567890}')
+    })
+    expect(response.statusCode).toBe(200)
+    const { items } = response.json()
+    expect(items.map((item: { status: number }) => item.status)).toEqual([201, 200, 412, 409])
+    expect(items[0].etag).toMatch(/^"\d+"$/)
+    expect((await get(app, `/docs/${fresh}`)).body).toBe('{"n":12345678901234567890}')
+    expect((await get(app, `/docs/${existing}`)).json()).toEqual([1, 2])
+    expect((await get(app, `/docs/${guarded}`)).json()).toEqual({ old: true })
+    expect((await get(app, `/docs/${fresh}`)).headers.etag).toBe(items[0].etag)
+  })
+
+  it('refuses the whole batch when an item is malformed, writing nothing', async () => {
+    const key = uniqueKey()
+    const response = await post('/batch/write', { items: [{ key, value: 1 }, { key: '', value: 2 }] })
+    expect(response.statusCode).toBe(400)
+    expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+  })
+})
