@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, inject } from 'vitest'
+import { inject } from 'vitest'
+import { whenDone } from './cleanup.js'
 import { buildApp } from '../../src/app.js'
 import type { AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
@@ -22,7 +23,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
 export async function buildTestApp (overrides: Partial<AppConfig> = {}): Promise<FastifyInstance & { keyPrefix: string }> {
   const config = testConfig(overrides)
   const app = await buildApp(config)
-  afterAll(() => app.close())
+  whenDone(() => app.close())
   return Object.assign(app, { keyPrefix: config.keyPrefix })
 }
 
@@ -30,7 +31,7 @@ export async function buildTestApp (overrides: Partial<AppConfig> = {}): Promise
 export async function connectRedis (): Promise<RedisClient> {
   const client = createRedisClient({ connection: inject('redis'), commandTimeoutMs: 5000 })
   await client.connect()
-  afterAll(() => client.close())
+  whenDone(() => client.close())
   return client
 }
 

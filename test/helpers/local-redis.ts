@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll } from 'vitest'
+import { whenDone } from './cleanup.js'
 import { startLocalRedis, type LocalRedis, type LocalRedisOptions } from '../../src/redis/local-server.js'
 
 /** A redis-server of the test's own, to stop, pause or start without the module, whatever the suite uses. */
@@ -10,7 +10,7 @@ export async function startOwnRedis (options: Partial<LocalRedisOptions> = {}): 
   execFileSync('bash', [join(import.meta.dirname, '../../scripts/provision-redis.sh')], { stdio: 'ignore' })
   const dir = mkdtempSync(join(tmpdir(), 'jsondocs-own-'))
   const redis = await startLocalRedis({ dir, persistent: false, ...options })
-  afterAll(async () => {
+  whenDone(async () => {
     await redis.stop()
     rmSync(dir, { recursive: true, force: true })
   })
