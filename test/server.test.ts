@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
-import { execFileSync } from 'node:child_process'
+import { provisionLocalRedis } from './helpers/provision.js'
 
 describe('the server with no REDIS_URL', () => {
-  execFileSync('bash', [join(import.meta.dirname, '../scripts/provision-redis.sh')], { stdio: 'ignore' })
+  provisionLocalRedis()
   const dataDir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
   const environment = () => loadEnvironment({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' })

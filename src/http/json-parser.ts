@@ -4,7 +4,6 @@ import { screenJsonBody, type JsonBody } from '../documents/json-body.js'
 
 /** The JSON media types the service reads. Others get 415. */
 export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json', 'application/json-patch+json'] as const
-export type JsonMediaType = typeof JSON_MEDIA_TYPES[number]
 
 export interface JsonParserOptions {
   bodyLimit: number

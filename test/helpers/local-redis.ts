@@ -1,13 +1,13 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { whenDone } from './cleanup.js'
+import { provisionLocalRedis } from './provision.js'
 import { startLocalRedis, type LocalRedis, type LocalRedisOptions } from '../../src/redis/local-server.js'
 
 /** A redis-server of the test's own, to stop, pause or start without the module, whatever the suite uses. */
 export async function startOwnRedis (options: Partial<LocalRedisOptions> = {}): Promise<LocalRedis> {
-  execFileSync('bash', [join(import.meta.dirname, '../../scripts/provision-redis.sh')], { stdio: 'ignore' })
+  provisionLocalRedis()
   const dir = mkdtempSync(join(tmpdir(), 'jsondocs-own-'))
   const redis = await startLocalRedis({ dir, persistent: false, ...options })
   whenDone(async () => {

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import type { RedisConnection } from '../../src/redis/connection.js'
 import { startLocalRedis } from '../../src/redis/local-server.js'
+import { provisionLocalRedis } from '../helpers/provision.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -53,7 +53,7 @@ async function startContainer (): Promise<FoundRedis> {
 }
 
 async function startLocal (): Promise<FoundRedis> {
-  execFileSync('bash', [join(import.meta.dirname, '../../scripts/provision-redis.sh')], { stdio: 'inherit' })
+  provisionLocalRedis('inherit')
   const dir = mkdtempSync(join(tmpdir(), 'jsondocs-test-'))
   const redis = await startLocalRedis({ dir, persistent: false })
   return {

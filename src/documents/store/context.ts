@@ -48,6 +48,11 @@ export function parseRecord (record: string | null | undefined): VersionRecord {
   return expires ? { version, expiresAt: Number(expires) } : { version }
 }
 
+/** The version record of a script's reply: its version and, when set, its expiry. */
+export function recordOf (version: unknown, expiresAt: unknown): VersionRecord {
+  return expiresAt ? { version: String(version), expiresAt: Number(expiresAt) } : { version: String(version) }
+}
+
 /** JSON.GET with a `$` path answers a JSON array of the matches; ours match exactly one location. */
 export function unwrap (matches: string): string {
   return matches.slice(1, -1)

@@ -3,7 +3,7 @@ import { ErrorReply } from 'redis'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, readScript } from '../scripts/reads.js'
 import {
-  call, checkStatus, keysOf, notFound, parseRecord, screenDepth, unwrap, type ScriptReply, type StoreContext,
+  call, checkStatus, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, type ScriptReply, type StoreContext,
   type VersionRecord
 } from './context.js'
 
@@ -40,7 +40,7 @@ export function documentReads (context: StoreContext) {
     const reply = await call(context, address.key, readScript.run<ScriptReply>(client, keysOf(context, address.key),
       ['', '', '1', '', ...pointerArgs(address.tokens)]))
     checkStatus(reply[0], address)
-    return { json: String(reply[2]), ...parseRecord(reply[3] ? `${reply[1]}:${reply[3]}` : String(reply[1])) }
+    return { json: String(reply[2]), ...recordOf(reply[1], reply[3]) }
   }
 
   return {
@@ -88,7 +88,7 @@ export function documentReads (context: StoreContext) {
         ...(typeof length === 'number' ? { length } : {}),
         memory,
         ...(Array.isArray(keys) ? { keys } : {}),
-        ...parseRecord(reply[3] ? `${reply[1]}:${reply[3]}` : String(reply[1]))
+        ...recordOf(reply[1], reply[3])
       }
     },
 
@@ -96,8 +96,12 @@ export function documentReads (context: StoreContext) {
     async readMany (keys: readonly string[], tokens: readonly string[]): Promise<BatchReadItem[]> {
       if (keys.length === 0) return []
       const plan = planPath(tokens)
-      const docs = keys.map((key) => keysOf(context, key)[0]!)
-      const versions = keys.map((key) => keysOf(context, key)[1]!)
+      const [docs, versions] = [[] as string[], [] as string[]]
+      for (const key of keys) {
+        const [doc, version] = keysOf(context, key) as [string, string]
+        docs.push(doc)
+        versions.push(version)
+      }
       const [records, values] = await call(context, keys[0]!, Promise.all([
         client.sendCommand<Array<string | null>>(['MGET', ...versions]),
         client.sendCommand<Array<string | null>>(['JSON.MGET', ...docs, plan.guess])

@@ -8,7 +8,7 @@ import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  call, checkStatus, keysOf, parseRecord, screenDepth, type ScriptReply, type StoreContext, type VersionRecord
+  call, checkStatus, keysOf, recordOf, screenDepth, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 
 /** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
@@ -126,11 +126,7 @@ export function documentWrites (context: StoreContext) {
       const reply = await run(operationsScript, address, { ...options, wantValue: false }, extra)
       if (reply[0] === 'failed') throw operationFailure(reply, operations, address)
       checkStatus(reply[0], address)
-      return {
-        version: String(reply[1]),
-        results: (reply[2] as string[]).map(String),
-        ...(reply[3] ? { expiresAt: Number(reply[3]) } : {})
-      }
+      return { ...recordOf(reply[1], reply[3]), results: (reply[2] as string[]).map(String) }
     },
 
     /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
@@ -138,7 +134,7 @@ export function documentWrites (context: StoreContext) {
       const address = { key, tokens: [] }
       const reply = await run(expiryScript, address, { ...conditions, wantValue: false, ttlMs }, [])
       checkStatus(reply[0], address)
-      return parseRecord(reply[3] ? `${reply[1]}:${reply[3]}` : String(reply[1]))
+      return recordOf(reply[1], reply[3])
     },
 
     /** Writes whole documents in one atomic step; each item succeeds or fails on its own. */
