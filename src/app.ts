@@ -8,6 +8,8 @@ import jsonParserPlugin from './http/json-parser.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
+import schemasPlugin from './schemas/plugin.js'
+import schemaRoutes from './schemas/routes.js'
 
 /** A whole request may take this long (slow uploads included) before Node ends it. */
 const REQUEST_TIMEOUT_MS = 30_000
@@ -25,11 +27,15 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
+  await app.register(schemasPlugin, {
+    keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs
+  })
   await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
 
   await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
   await app.register(documentRoutes, { maxDepth: config.maxDepth })
   await app.register(collectionRoutes, { maxDepth: config.maxDepth })
+  await app.register(schemaRoutes)
 
   await app.ready()
   return app

@@ -16,12 +16,13 @@ export const environmentSchema = {
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     DATA_DIR: { type: 'string', minLength: 1, default: 'data' },
     KEY_PREFIX: { type: 'string', default: 'jsondocs:' },
+    COLLECTION_SEPARATOR: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[^\\u0000-\\u001f\\u007f]+$', default: ':' },
     BODY_LIMIT: { type: 'integer', minimum: 2, default: 1048576 },
     MAX_DEPTH: { type: 'integer', minimum: 1, maximum: 120, default: 100 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 }
   },
-  required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
+  required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS'],
   additionalProperties: true
 } as const
@@ -33,6 +34,8 @@ export interface AppConfig {
   redis: RedisConnection
   /** Prefix of every Redis key the service touches; clients reach nothing outside it. */
   keyPrefix: string
+  /** Splits a key into collection and id: `users:42` is document 42 of collection `users`. */
+  collectionSeparator: string
   /** Largest accepted request body, in bytes. */
   bodyLimit: number
   /** Deepest nesting a stored document may reach (RedisJSON itself refuses 128). */
@@ -53,6 +56,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
   return {
     redis,
     keyPrefix: environment.KEY_PREFIX,
+    collectionSeparator: environment.COLLECTION_SEPARATOR,
     bodyLimit: environment.BODY_LIMIT,
     maxDepth: environment.MAX_DEPTH,
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,

@@ -9,6 +9,7 @@ export const problemTypes = {
   DOCS_ERR_INVALID_JSON: { status: 400, title: 'Request body is not valid JSON' },
   DOCS_ERR_INVALID_JSONPATH: { status: 400, title: 'Invalid JSONPath expression' },
   DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
+  DOCS_ERR_INVALID_SCHEMA: { status: 400, title: 'Not a usable JSON Schema' },
   DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
   DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
@@ -16,11 +17,13 @@ export const problemTypes = {
   DOCS_ERR_VALUE_TYPE: { status: 409, title: 'Operation does not apply to the value at this location' },
   DOCS_ERR_OPERATION_FAILED: { status: 409, title: 'Operation cannot be applied' },
   DOCS_ERR_PATCH_FAILED: { status: 409, title: 'JSON Patch cannot be applied' },
+  DOCS_ERR_WRITE_CONTENDED: { status: 409, title: 'Document changed too often to validate the write' },
   DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   DOCS_ERR_UNSTORABLE_JSON: { status: 422, title: 'JSON value cannot be stored' },
   DOCS_ERR_UNADDRESSABLE: { status: 422, title: 'Location cannot be addressed in RedisJSON' },
+  DOCS_ERR_SCHEMA_VIOLATION: { status: 422, title: 'Document would not match its collection schema' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' }
 } as const
@@ -50,6 +53,10 @@ export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%
 export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
 export const UnsupportedMediaTypeError = define('DOCS_ERR_UNSUPPORTED_MEDIA_TYPE', '%s')
 export const UnstorableJsonError = define('DOCS_ERR_UNSTORABLE_JSON', '%s')
+export const InvalidSchemaError = define('DOCS_ERR_INVALID_SCHEMA', '%s')
+export const SchemaViolationError = define('DOCS_ERR_SCHEMA_VIOLATION', '%s')
+export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
+  'Document "%s" kept changing while its write was validated; retry the request')
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j starts with a space or line feed, which RedisJSON paths cannot express; read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')

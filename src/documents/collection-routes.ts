@@ -14,7 +14,7 @@ interface BatchReadBody { keys: string[], pointer?: string }
 interface BatchWriteBody { items: Array<{ key: string, value: unknown, ifMatch?: string, ifNoneMatch?: string, ttl?: number }> }
 interface ListQuery { prefix: string, limit: number, cursor?: string }
 
-const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409 } as const
+const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409, invalid: 422 } as const
 
 /** Everything about many documents or about a document's metadata: listing, batches, expiry, description. */
 export default async function collectionRoutes (app: FastifyInstance, { maxDepth }: { maxDepth: number }) {
@@ -74,7 +74,8 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
       items: results.map((result) => ({
         key: result.key,
         status: batchStatus[result.status],
-        ...(result.version ? { etag: etagOf(result.version) } : {})
+        ...(result.version ? { etag: etagOf(result.version) } : {}),
+        ...(result.violations ? { errors: result.violations } : {})
       }))
     }))
   })

@@ -7,7 +7,7 @@ declare module 'fastify' {
   }
 }
 
-/** Exposes the document store as `app.documents`. */
+/** Exposes the document store as `app.documents`, enforcing the collections' schemas. */
 export default fp<DocumentStoreOptions>(async function documentStorePlugin (app, options) {
-  app.decorate('documents', createDocumentStore(app.redis, options))
-}, { name: 'documents', dependencies: ['redis'], fastify: '5.x' })
+  app.decorate('documents', createDocumentStore(app.redis, options, app.schemas.rules))
+}, { name: 'documents', dependencies: ['redis', 'schemas'], fastify: '5.x' })

@@ -3,7 +3,9 @@ import { InvalidJsonError, UnstorableJsonError, UnsupportedMediaTypeError } from
 import { screenJsonBody, type JsonBody } from '../documents/json-body.js'
 
 /** The JSON media types the service reads. Others get 415. */
-export const JSON_MEDIA_TYPES = ['application/json', 'application/merge-patch+json', 'application/json-patch+json'] as const
+export const JSON_MEDIA_TYPES = [
+  'application/json', 'application/merge-patch+json', 'application/json-patch+json', 'application/schema+json'
+] as const
 
 export interface JsonParserOptions {
   bodyLimit: number

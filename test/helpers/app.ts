@@ -10,6 +10,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
   return {
     redis: inject('redis'),
     keyPrefix: `test:${randomUUID()}:`,
+    collectionSeparator: ':',
     bodyLimit: 1024 * 1024,
     maxDepth: 100,
     redisTimeoutMs: 2000,

@@ -1,5 +1,4 @@
-import { LuaScript } from '../../redis/lua-script.js'
-import { documentHeader, prelude } from './prelude.js'
+import { guardedWrite } from './prelude.js'
 
 /**
  * Operations at locations, without a read-modify-write round trip. ARGV after the base pointer: the
@@ -8,7 +7,7 @@ import { documentHeader, prelude } from './prelude.js'
  * applies to a copy that replaces the document only when every operation succeeded.
  * Reply: { 'ok', version, results (JSON texts), expiresAt } or { 'failed', index, reason, detail }.
  */
-export const operationsScript = new LuaScript(prelude + documentHeader + `
+export const operationsScript = guardedWrite(`
 local work = KEYS[3]
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end

@@ -1,5 +1,4 @@
-import { LuaScript } from '../../redis/lua-script.js'
-import { documentHeader, prelude } from './prelude.js'
+import { guardedWrite } from './prelude.js'
 
 /*
  * Structural equality of two JSON texts as RedisJSON serialises them (so strings share one escaping):
@@ -84,7 +83,7 @@ end
  * (both already joined to the base). The patch applies to a copy that replaces the document only
  * when every operation succeeded. A failed operation answers { 'failed', index, reason }.
  */
-export const jsonPatchScript = new LuaScript(prelude + documentHeader + jsonEquality + `
+export const jsonPatchScript = guardedWrite(`
 local work, scratch = KEYS[3], KEYS[4]
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
@@ -165,4 +164,4 @@ end
 redis.call('DEL', scratch)
 replaceWith(doc, work)
 return done('ok', locate(doc, tokens))
-`)
+`, jsonEquality)

@@ -1,3 +1,5 @@
+import { LuaScript } from '../../redis/lua-script.js'
+
 /*
  * Lua shared by every document script. Conventions:
  * - A pointer's last token may name a member that RedisJSON paths cannot express (it starts with a
@@ -244,3 +246,51 @@ local function done(status, loc)
   return { status, version, value, expires or false }
 end
 `
+
+/*
+ * Every document write runs behind this guard. KEYS 5 and 6: the collection's schema and a preview
+ * key. ARGV after the pointer: the schema guard ('-' skips the check, '' expects no schema, else the
+ * revision the caller validated with), the base version ('' when any will do, 'absent' for no
+ * document) and '1' to preview. A preview applies the write to a copy and answers
+ * { 'preview', status, base version, whole document } leaving Redis as it was; the caller validates
+ * that document and then writes for real with the base version, so a write validated against a
+ * document that has changed since is answered 'stale' and never lands.
+ */
+const writeGuard = `
+local schemaKey, previewKey = KEYS[5], KEYS[6]
+local schemaGuard, base, previewing = arg(), arg(), arg() == '1'
+if schemaGuard ~= '-' and (redis.call('HGET', schemaKey, 'revision') or '') ~= schemaGuard then
+  return { 'schemachanged' }
+end
+local function baseVersion()
+  if redis.call('EXISTS', doc) == 0 then return 'absent' end
+  return (versionRecord(ver))
+end
+if base ~= '' and baseVersion() ~= base then return { 'stale' } end
+local seenBase
+if previewing then
+  seenBase = baseVersion()
+  redis.call('DEL', previewKey)
+  if seenBase ~= 'absent' then redis.call('COPY', doc, previewKey) end
+  doc = previewKey
+  bump = function() return (versionRecord(ver)) end
+  applyTtl = function() return nil end
+end
+`
+
+const previewReply = `
+local reply = main()
+if previewing then
+  local status = reply[1]
+  local succeeded = status == 'ok' or status == 'created'
+  local text = succeeded and redis.call('EXISTS', doc) == 1 and redis.call('JSON.GET', doc)
+  redis.call('DEL', previewKey)
+  if succeeded then return { 'preview', status, seenBase, text } end
+end
+return reply
+`
+
+/** A single-document write script: the prelude, the header, the write guard, then the body. */
+export function guardedWrite (body: string, helpers = ''): LuaScript {
+  return new LuaScript(prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + previewReply)
+}

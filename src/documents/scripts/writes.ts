@@ -1,13 +1,13 @@
-import { LuaScript } from '../../redis/lua-script.js'
-import { documentHeader, prelude } from './prelude.js'
+import { guardedWrite } from './prelude.js'
 
 /*
- * KEYS: the document, its version record. ARGV: If-Match, If-None-Match, '1' to return the value
- * written, ttl ('' keep, '0' remove, else ms), the pointer, then what the operation needs.
+ * KEYS: the document, its version record, two scratch keys, then the write guard's keys. ARGV:
+ * If-Match, If-None-Match, '1' to return the value written, ttl ('' keep, '0' remove, else ms), the
+ * pointer, the write guard's arguments (see guardedWrite), then what the operation needs.
  * Reply: { status, version, value, expiresAt } where status is ok | created | notfound |
  * precondition | wrongtype.
  */
-const script = (body: string) => new LuaScript(prelude + documentHeader + body)
+const script = (body: string) => guardedWrite(body)
 
 /** PUT: create or replace the document, or replace or add the value at a location. */
 export const putScript = script(`

@@ -4,6 +4,8 @@ import {
 } from '../../errors.js'
 import { withDeadline } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
+import type { SchemaRules } from '../../schemas/rules.js'
+import type { KeyedQueue } from './keyed-queue.js'
 import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
 
 export interface DocumentStoreOptions {
@@ -12,9 +14,12 @@ export interface DocumentStoreOptions {
   timeoutMs: number
 }
 
-/** What every part of the store shares: the client, the namespace, and how Redis is called. */
+/** What every part of the store shares: the client, the namespace, the collections' schemas. */
 export interface StoreContext extends DocumentStoreOptions {
   client: RedisClient
+  rules: SchemaRules
+  /** Serialises validated writes per document within this instance. */
+  validatedWrites: KeyedQueue
 }
 
 /** A document's version and, when it has a time to live, the instant it expires (ms since epoch). */

@@ -1,5 +1,7 @@
 import type { RedisClient } from '../../redis/plugin.js'
+import type { SchemaRules } from '../../schemas/rules.js'
 import type { DocumentStoreOptions } from './context.js'
+import { createKeyedQueue } from './keyed-queue.js'
 import { documentReads } from './reads.js'
 import { documentWrites } from './writes.js'
 
@@ -10,8 +12,8 @@ export type {
 } from './writes.js'
 
 /** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
-export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions) {
-  const context = { client, ...options }
+export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions, rules: SchemaRules) {
+  const context = { client, rules, validatedWrites: createKeyedQueue(), ...options }
   return { ...documentReads(context), ...documentWrites(context) }
 }
 

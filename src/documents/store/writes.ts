@@ -1,15 +1,17 @@
 import {
-  NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, withExtensions
+  NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, WriteContendedError, withExtensions
 } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
+import type { Violation } from '../../schemas/validator.js'
 import { formatPointer, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { batchPutScript } from '../scripts/batch.js'
 import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  call, checkStatus, keysOf, recordOf, screenDepth, type ScriptReply, type StoreContext, type VersionRecord
+  call, checkStatus, keysOf, recordOf, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
+import { guardedWrite, violationsOf, type Validation } from './guarded.js'
 
 /** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
 export interface WriteConditions {
@@ -58,19 +60,22 @@ export interface BatchPutItem extends WriteConditions {
 
 export interface BatchPutResult {
   key: string
-  status: 'created' | 'ok' | 'precondition' | 'wrongtype'
+  status: 'created' | 'ok' | 'precondition' | 'wrongtype' | 'invalid'
   version?: string
+  /** Why the item's collection schema rejects it, when it does. */
+  violations?: Violation[]
 }
+
+/** A batch whose collections' schemas keep changing under it gives up after this many attempts. */
+const MAX_BATCH_ATTEMPTS = 8
 
 const ttlArg = (ttlMs: number | undefined) => ttlMs === undefined ? '' : String(ttlMs)
 
 export function documentWrites (context: StoreContext) {
-  async function run (script: LuaScript, address: DocumentAddress, options: WriteOptions,
-    extra: readonly string[]): Promise<ScriptReply> {
-    screenDepth(address)
-    const args = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs),
-      ...pointerArgs(address.tokens), ...extra]
-    return call(context, address.key, script.run<ScriptReply>(context.client, keysOf(context, address.key), args))
+  function run (script: LuaScript, address: DocumentAddress, options: WriteOptions,
+    extra: readonly string[], validation: Validation = 'result'): Promise<ScriptReply> {
+    const head = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs)]
+    return guardedWrite(context, script, address, head, extra, validation)
   }
 
   function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
@@ -86,7 +91,8 @@ export function documentWrites (context: StoreContext) {
   return {
     /** Sets the whole document, or the value at a location whose parent exists. */
     async put (address: DocumentAddress, json: string, options: WriteOptions): Promise<WriteResult> {
-      return resultOf(await run(putScript, address, options, [json]), address)
+      const validation = address.tokens.length === 0 ? { document: json } : 'result'
+      return resultOf(await run(putScript, address, options, [json], validation), address)
     },
 
     /** Applies an RFC 7396 merge patch at a location. */
@@ -97,7 +103,8 @@ export function documentWrites (context: StoreContext) {
 
     /** Removes the document, or the value at a location. */
     async remove (address: DocumentAddress, conditions: WriteConditions) {
-      return resultOf(await run(deleteScript, address, { ...conditions, wantValue: false }, []), address)
+      const validation = address.tokens.length === 0 ? 'never' : 'result'
+      return resultOf(await run(deleteScript, address, { ...conditions, wantValue: false }, [], validation), address)
     },
 
     /** Applies a JSON Patch (RFC 6902) at a location: every operation, or none. */
@@ -132,22 +139,42 @@ export function documentWrites (context: StoreContext) {
     /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
     async expiry (key: string, ttlMs: number | undefined, conditions: WriteConditions): Promise<VersionRecord> {
       const address = { key, tokens: [] }
-      const reply = await run(expiryScript, address, { ...conditions, wantValue: false, ttlMs }, [])
+      const reply = await run(expiryScript, address, { ...conditions, wantValue: false, ttlMs }, [], 'never')
       checkStatus(reply[0], address)
       return recordOf(reply[1], reply[3])
     },
 
-    /** Writes whole documents in one atomic step; each item succeeds or fails on its own. */
+    /**
+     * Writes whole documents in one atomic step; each item succeeds or fails on its own, and an item
+     * its collection's schema rejects is not written.
+     */
     async putMany (items: readonly BatchPutItem[]): Promise<BatchPutResult[]> {
       if (items.length === 0) return []
-      const keys = items.flatMap((item) => keysOf(context, item.key).slice(0, 2))
-      const args = [String(items.length), ...items.flatMap((item) =>
-        [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), item.json])]
-      const replies = await call(context, items[0]!.key,
-        batchPutScript.run<Array<[BatchPutResult['status'], string | null]>>(context.client, keys, args))
-      return replies.map(([status, version], index) => ({
-        key: items[index]!.key, status, ...(version ? { version } : {})
-      }))
+      for (let attempt = 0; attempt < MAX_BATCH_ATTEMPTS; attempt++) {
+        const rules = await Promise.all(items.map((item) => context.rules.rulesFor(item.key)))
+        const violations = items.map((item, index) => violationsOf(rules[index]!.validate, item.json))
+        const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
+        const keys = valid.flatMap(({ item, rules }) => [...keysOf(context, item.key).slice(0, 2), rules.schemaKey])
+        const args = [String(valid.length), ...valid.flatMap(({ item, rules }) =>
+          [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json])]
+        const replies = valid.length === 0
+          ? []
+          : await call(context, items[0]!.key, batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(
+            context.client, keys, args))
+        if (replies[0] === 'schemachanged') {
+          items.forEach((item) => context.rules.forget(item.key))
+          continue
+        }
+        const written = replies as Array<[BatchPutResult['status'], string | null]>
+        let next = 0
+        return items.map((item, index): BatchPutResult => {
+          const rejected = violations[index]
+          if (rejected) return { key: item.key, status: 'invalid', violations: rejected }
+          const [status, version] = written[next++]!
+          return { key: item.key, status, ...(version ? { version } : {}) }
+        })
+      }
+      throw new WriteContendedError(items[0]!.key)
     }
   }
 }

@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { BadRequestError, NotFoundError } from '../errors.js'
+import { etagOf, noneMatchHolds } from '../http/conditional.js'
+import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
+import { checkCollectionName } from './collection.js'
+import { conformanceReport } from './report.js'
+import { collectionParamsSchema, schemaBodySchema } from './route-schemas.js'
+import { compileDocumentSchema } from './validator.js'
+
+const SCHEMA_MEDIA_TYPE = 'application/schema+json'
+
+interface CollectionParams { collection: string }
+
+/** `/schemas/{collection}`: register, read, replace, list and remove collection schemas. */
+export default async function schemaRoutes (app: FastifyInstance) {
+  const { storage, separator } = app.schemas
+  const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
+    const { collection } = request.params
+    const problem = checkCollectionName(collection, separator)
+    if (problem) throw new BadRequestError(problem)
+    return collection
+  }
+
+  app.get('/schemas', async (_request, reply) => {
+    const collections = await storage.list()
+    return reply.type('application/json').send(JSON.stringify({
+      collections: collections.map(({ collection, revision }) => ({ collection, etag: etagOf(revision) }))
+    }))
+  })
+
+  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: { params: collectionParamsSchema } },
+    async (request, reply) => {
+      const collection = collectionOf(request)
+      const stored = await storage.get(collection)
+      if (!stored) throw new NotFoundError(`Collection "${collection}" has no schema`)
+      reply.header('ETag', etagOf(stored.revision))
+      if (!noneMatchHolds(request.headers['if-none-match'], stored.revision)) return reply.code(304).send()
+      return reply.type(SCHEMA_MEDIA_TYPE).send(stored.text)
+    })
+
+  app.put<{ Params: CollectionParams }>('/schemas/:collection', {
+    schema: { params: collectionParamsSchema, body: schemaBodySchema },
+    preValidation: acceptMediaTypes(SCHEMA_MEDIA_TYPE, 'application/json')
+  }, async (request, reply) => {
+    const collection = collectionOf(request)
+    const body = jsonBodyOf(request)
+    const validate = compileDocumentSchema(body.value)
+    const { created, revision } = await storage.put(collection, body.text, conditionsOf(request))
+    const existingDocuments = await conformanceReport(app.documents, collection + separator, validate)
+    reply.header('ETag', etagOf(revision))
+    if (created) reply.code(201).header('Location', `/schemas/${encodeURIComponent(collection)}`)
+    return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
+  })
+
+  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: { params: collectionParamsSchema } },
+    async (request, reply) => {
+      const collection = collectionOf(request)
+      if (!await storage.remove(collection, conditionsOf(request))) {
+        throw new NotFoundError(`Collection "${collection}" has no schema`)
+      }
+      return reply.code(204).send()
+    })
+}
