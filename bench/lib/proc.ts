@@ -58,18 +58,29 @@ export interface GcSummary {
   count: number
   totalMs: number
   maxMs: number
+  /** The kind of the longest collection: minor (scavenge), major (mark-compact), incremental, weakcb. */
+  longestKind?: string
 }
+
+/** perf_hooks' NODE_PERFORMANCE_GC_* kinds. */
+const GC_KINDS: Record<number, string> = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' }
 
 /** Collections that started within [from, to] (epoch ms). */
 export function gcWithin (events: readonly GcEvent[], from: number, to: number): GcSummary {
   let count = 0
   let totalMs = 0
-  let maxMs = 0
+  let longest: GcEvent | undefined
   for (const event of events) {
     if (event.at < from || event.at > to) continue
     count++
     totalMs += event.pauseMs
-    maxMs = Math.max(maxMs, event.pauseMs)
+    if (!longest || event.pauseMs > longest.pauseMs) longest = event
   }
-  return { count, totalMs: Math.round(totalMs * 1000) / 1000, maxMs: Math.round(maxMs * 1000) / 1000 }
+  const round = (x: number) => Math.round(x * 1000) / 1000
+  return {
+    count,
+    totalMs: round(totalMs),
+    maxMs: round(longest?.pauseMs ?? 0),
+    ...(longest ? { longestKind: GC_KINDS[longest.kind] ?? String(longest.kind) } : {})
+  }
 }

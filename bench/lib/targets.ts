@@ -82,7 +82,8 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
     const worst = gcRows.reduce((a, b) => (b.service.gc!.maxMs > a.service.gc!.maxMs ? b : a))
     const maxMs = worst.service.gc!.maxMs
     const count = gcRows.reduce((sum, row) => sum + row.service.gc!.count, 0)
-    results.push(judge(gcTarget, `longest ${maxMs} ms (${worst.id}), ${count} collections`, maxMs, `<= ${GC_PAUSE_MS} ms`, maxMs <= GC_PAUSE_MS))
+    const kind = worst.service.gc!.longestKind ? `${worst.service.gc!.longestKind}, ` : ''
+    results.push(judge(gcTarget, `longest ${maxMs} ms (${kind}${worst.id}), ${count} collections`, maxMs, `<= ${GC_PAUSE_MS} ms`, maxMs <= GC_PAUSE_MS))
   }
 
   const small = byId.get(LEAF_SMALL)

@@ -39,7 +39,7 @@ function familyTable (rows: RowResult[], ceilingRate: number | undefined): strin
       ms(row.service.latency.p99),
       row.direct ? ms(row.direct.latency.p99) : '',
       row.service.cpuUsPerRequest.toFixed(1),
-      row.service.gc ? row.service.gc.maxMs.toFixed(2) : ''
+      row.service.gc ? `${row.service.gc.maxMs.toFixed(2)}${row.service.gc.longestKind ? ` (${row.service.gc.longestKind})` : ''}` : ''
     ]))
 }
 

@@ -5,7 +5,7 @@ export function escapeXml (text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
-const LABEL_WIDTH = 430
+const LABEL_WIDTH = 250
 const PLOT_WIDTH = 520
 const TOP = 56
 const GROUP = 28
@@ -25,7 +25,7 @@ export function toSvg (rows: readonly RowResult[], title = 'jsondocs: requests p
   const bottom = 10
   const x = (rate: number) => rate <= bottom ? 0 : (Math.log10(rate / bottom) / Math.log10(top / bottom)) * PLOT_WIDTH
   const height = TOP + shown.length * GROUP + 40
-  const width = LABEL_WIDTH + PLOT_WIDTH + 30
+  const width = LABEL_WIDTH + PLOT_WIDTH + 60
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
@@ -41,8 +41,7 @@ export function toSvg (rows: readonly RowResult[], title = 'jsondocs: requests p
   parts.push(`<text x="${LABEL_WIDTH + PLOT_WIDTH / 2}" y="${height - 6}" text-anchor="middle">requests per second (log scale)</text>`)
   shown.forEach((row, index) => {
     const y = TOP + index * GROUP
-    const label = `${row.familyTitle}: ${row.title}${row.target === 'cached' ? ` (${row.settings})` : ''}`
-    parts.push(`<text x="${LABEL_WIDTH - 8}" y="${y + BAR + 4}" text-anchor="end">${escapeXml(label.length > 72 ? label.slice(0, 71) + '…' : label)}</text>`)
+    parts.push(`<text x="${LABEL_WIDTH - 8}" y="${y + BAR + 4}" text-anchor="end">${escapeXml(row.id)}<title>${escapeXml(`${row.title}, ${row.settings}`)}</title></text>`)
     parts.push(`<rect x="${LABEL_WIDTH}" y="${y}" width="${x(row.service.rate).toFixed(1)}" height="${BAR}" fill="${SERVICE_COLOUR}"><title>${Math.round(row.service.rate)}/s</title></rect>`)
     if (row.direct) {
       parts.push(`<rect x="${LABEL_WIDTH}" y="${y + BAR + 1}" width="${x(row.direct.rate).toFixed(1)}" height="${BAR}" fill="${DIRECT_COLOUR}"><title>${Math.round(row.direct.rate)}/s</title></rect>`)
@@ -51,7 +50,7 @@ export function toSvg (rows: readonly RowResult[], title = 'jsondocs: requests p
   if (ceiling) {
     const at = LABEL_WIDTH + x(ceiling.service.rate)
     parts.push(`<line x1="${at}" y1="${TOP - 6}" x2="${at}" y2="${height - 34}" stroke="#c0392b" stroke-dasharray="4 3"/>`)
-    parts.push(`<text x="${at + 4}" y="${TOP - 8}" fill="#c0392b">no-op ceiling, c=${ceiling.connections}: ${Math.round(ceiling.service.rate).toLocaleString('en-US')}/s</text>`)
+    parts.push(`<text x="${at - 4}" y="${TOP - 8}" text-anchor="end" fill="#c0392b">no-op ceiling, c=${ceiling.connections}: ${Math.round(ceiling.service.rate).toLocaleString('en-US')}/s</text>`)
   }
   parts.push('</svg>')
   return parts.join('\n') + '\n'

@@ -7,8 +7,8 @@ const KEY_40K = 'bench:doc-40k'
 
 /** ~18 kB and ~40 kB documents: the whole document against one leaf, read and written. */
 export function largeDocsScenario (): Scenario {
-  const in18k = (name: string) => ({ family, name: `18k-${name}`, key: KEY_18K })
-  const in40k = (name: string) => ({ family, name: `40k-${name}`, key: KEY_40K })
+  const in18k = (name: string) => ({ family, name: `18k-${name}`, key: KEY_18K, document: '18 kB' })
+  const in40k = (name: string) => ({ family, name: `40k-${name}`, key: KEY_40K, document: '40 kB' })
   const total = ['ResultSet', 'totalResultsAvailable']
   const code = ['message', 'code']
   return {

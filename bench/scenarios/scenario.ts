@@ -52,16 +52,25 @@ function httpTitle (method: string, tokens: readonly string[], body?: string): s
   return `${method} /docs/{key}${pointer}${body === undefined ? '' : ' ' + body}`
 }
 
-interface Common { family: string, name: string, key: string, target?: Target }
+interface Common {
+  family: string
+  name: string
+  key: string
+  target?: Target
+  /** Names the document in titles, where a family has several (`40 kB`). */
+  document?: string
+}
+
+const about = (document: string | undefined) => document === undefined ? '' : ` (${document})`
 
 /** GET of a location, beside JSON.GET with RedisJSON's legacy path (the published benchmark's commands). */
-export function readRow ({ family, name, key, target = 'service' }: Common, tokens: string[], redisPath: string): RowSpec {
+export function readRow ({ family, name, key, target = 'service', document }: Common, tokens: string[], redisPath: string): RowSpec {
   return {
     id: `${family}/${name}`,
     family,
-    title: httpTitle('GET', tokens),
+    title: httpTitle('GET', tokens) + about(document),
     requests: [{ method: 'GET', path: docPath(key, tokens) }],
-    direct: { key, args: ['JSON.GET', redisPath], title: `JSON.GET {key} ${redisPath}` },
+    direct: { key, args: ['JSON.GET', redisPath], title: `JSON.GET {key} ${redisPath}${about(document)}` },
     target,
     kind: 'read'
   }
@@ -71,14 +80,14 @@ export function readRow ({ family, name, key, target = 'service' }: Common, toke
  * PUT of a location with `return=minimal`, beside JSON.SET: both answer only that the write happened,
  * so the rows compare the same work (the service's default answer also carries the value written).
  */
-export function writeRow ({ family, name, key, target = 'service' }: Common, tokens: string[], body: string, redisPath: string): RowSpec {
+export function writeRow ({ family, name, key, target = 'service', document }: Common, tokens: string[], body: string, redisPath: string): RowSpec {
   const shown = body.length > 24 ? `{${body.length} B}` : body
   return {
     id: `${family}/${name}`,
     family,
-    title: httpTitle('PUT', tokens, shown),
+    title: httpTitle('PUT', tokens, shown) + about(document),
     requests: [{ method: 'PUT', path: docPath(key, tokens), body, headers: { ...JSON_BODY, ...MINIMAL } }],
-    direct: { key, args: ['JSON.SET', redisPath, body], title: `JSON.SET {key} ${redisPath} ${shown}` },
+    direct: { key, args: ['JSON.SET', redisPath, body], title: `JSON.SET {key} ${redisPath} ${shown}${about(document)}` },
     target,
     kind: 'write'
   }

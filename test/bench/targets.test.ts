@@ -64,7 +64,7 @@ describe('probe logs', () => {
   it('parse into GC events and summarise a window', () => {
     const events = parseGcLog('1000.0 1.500 1\n2000.5 12.250 4\n\ngarbage\n3000.0 0.100 1\n')
     expect(events).toEqual([{ at: 1000, pauseMs: 1.5, kind: 1 }, { at: 2000.5, pauseMs: 12.25, kind: 4 }, { at: 3000, pauseMs: 0.1, kind: 1 }])
-    expect(gcWithin(events, 1500, 3000)).toEqual({ count: 2, totalMs: 12.35, maxMs: 12.25 })
+    expect(gcWithin(events, 1500, 3000)).toEqual({ count: 2, totalMs: 12.35, maxMs: 12.25, longestKind: 'major' })
     expect(gcWithin(events, 4000, 5000)).toEqual({ count: 0, totalMs: 0, maxMs: 0 })
   })
 })
