@@ -20,7 +20,7 @@ import { allScenarios } from './scenarios/index.js'
 import { docPath, type Scenario, type Target } from './scenarios/scenario.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-/** The service's default KEY_PREFIX: the direct rows address the same Redis keys it does. */
+/** The service's KEY_PREFIX, set explicitly: the direct rows address the same Redis keys it does. */
 const KEY_PREFIX = 'jsondocs:'
 
 interface Running {
@@ -43,7 +43,7 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
   Promise<ServiceProcess & { redis: CommandSender, gcLog: string }> {
   const gcLog = join(work, `gc-${name}.log`)
   const service = await startService({
-    root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, gcLog
+    root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog
   })
   stoppers.push(() => service.stop())
   const redis = createClient({ RESP: 3, socket: { path: service.socketPath, tls: false } })

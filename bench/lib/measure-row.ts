@@ -70,6 +70,10 @@ export async function measureRow (row: RowSpec, context: RowContext): Promise<Ro
   let direct: RowResult['direct']
   if (row.direct && target.redis) {
     const args = [row.direct.args[0]!, context.keyPrefix + row.direct.key, ...row.direct.args.slice(1)]
+    // A missing key answers null, not an error: it would measure no work at all.
+    const first = await target.redis.sendCommand(args).catch((error: Error) => error)
+    if (first === null) failures.push('direct: the command answered null (no such document)')
+    if (first instanceof Error) failures.push(`direct: ${first.message}`)
     const directWarm = await directLoad(target.redis, args, bounded(connections, context.warmup))
     failures.push(...problems('direct warm-up', directWarm))
     const measuredDirect = await directLoad(target.redis, args, bounded(connections, seconds))

@@ -27,8 +27,13 @@ export interface ServiceOptions {
   dataDir: string
   logLevel: string
   cacheMaxEntries: number
+  keyPrefix: string
   gcLog: string
 }
+
+/** The service's environment variables (src/config.ts), all set or left at their defaults here. */
+const SERVICE_SETTINGS = ['HOST', 'PORT', 'LOG_LEVEL', 'REDIS_URL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
+  'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES']
 
 /** A free loopback port (the small race before the child binds it is acceptable for a benchmark). */
 export async function freePort (): Promise<number> {
@@ -49,8 +54,9 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
   const port = await freePort()
   const entry = options.mode === 'dist' ? join(options.root, 'dist/server.js') : join(options.root, 'src/server.ts')
   const loader = options.mode === 'tsx' ? ['--import', 'tsx'] : []
+  // The service at its defaults: none of its settings leak in from the caller's environment.
   const inherited = { ...process.env }
-  delete inherited.REDIS_URL
+  for (const name of SERVICE_SETTINGS) delete inherited[name]
   const child = spawn(process.execPath, [...loader, '--import', probePath(options.root), entry], {
     cwd: options.root,
     env: {
@@ -58,6 +64,7 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
       HOST: '127.0.0.1',
       PORT: String(port),
       DATA_DIR: options.dataDir,
+      KEY_PREFIX: options.keyPrefix,
       LOG_LEVEL: options.logLevel,
       CACHE_MAX_ENTRIES: String(options.cacheMaxEntries),
       JSONDOCS_BENCH_GC_LOG: options.gcLog

@@ -2,6 +2,8 @@ import type { RowResult, TargetResult } from './results.js'
 
 /** The ceiling every ratio is taken against: the no-op route at the rows' concurrency, same run. */
 export const CEILING_ROW = 'ceiling/noop-c16'
+/** The same ceiling measured after every other row, to show drift in the machine's load. */
+export const CEILING_AGAIN_ROW = 'ceiling/noop-c16-end'
 /** Small reads and writes: 380 B root and leaf, set leaf, increment. */
 export const SMALL_ROWS = ['object-380b/get-root', 'object-380b/get-sclr', 'object-380b/set-sclr', 'numbers/incr']
 export const CACHED_SMALL_ROWS = ['cached/380b-get-root', 'cached/380b-get-sclr']

@@ -1,5 +1,5 @@
 import type { RowResult, RunResult } from '../lib/results.js'
-import { CEILING_ROW } from '../lib/targets.js'
+import { CEILING_AGAIN_ROW, CEILING_ROW } from '../lib/targets.js'
 
 /** A table cell: pipes escaped, line breaks flattened. */
 export function cell (text: string | number): string {
@@ -17,10 +17,11 @@ function table (header: string[], rows: Array<Array<string | number>>): string {
 const rate = (x: number) => Math.round(x).toLocaleString('en-US')
 const ms = (x: number) => x.toFixed(2)
 const times = (x: number | undefined) => x === undefined ? '' : `${x.toFixed(2)}x`
+const percent = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
 function ceilingTable (rows: RowResult[]): string {
-  return table(['concurrency', 'req/s', 'avg ms', 'p50', 'p99', 'p99.5', 'max', 'CPU µs/req'],
-    rows.map((row) => [row.connections, rate(row.service.rate), ms(row.service.latency.mean), ms(row.service.latency.p50),
+  return table(['row', 'concurrency', 'req/s', 'avg ms', 'p50', 'p99', 'p99.5', 'max', 'CPU µs/req'],
+    rows.map((row) => [row.id, row.connections, rate(row.service.rate), ms(row.service.latency.mean), ms(row.service.latency.p50),
       ms(row.service.latency.p99), ms(row.service.latency.p99_5), ms(row.service.latency.max), row.service.cpuUsPerRequest.toFixed(1)]))
 }
 
@@ -62,7 +63,14 @@ export function toMarkdown (run: RunResult): string {
   for (const row of run.rows) families.set(row.family, [...(families.get(row.family) ?? []), row])
   for (const [family, rows] of families) {
     out.push(`## ${rows[0]!.familyTitle}`, '')
-    if (family === 'ceiling') out.push(ceilingTable(rows), '')
+    if (family === 'ceiling') {
+      out.push(ceilingTable(rows), '')
+      const again = rows.find((row) => row.id === CEILING_AGAIN_ROW)
+      if (ceilingRate && again) {
+        out.push(`The ceiling moved ${percent(again.service.rate / ceilingRate - 1)} between the start and the end of the run: ` +
+          'a measure of how much the machine\'s load changed under the figures.', '')
+      }
+    }
     else out.push(familyTable(rows, ceilingRate), '')
     for (const row of rows) {
       if (row.rss) {

@@ -16,3 +16,24 @@ export function ceiling (connections = CEILING_CONNECTIONS): Scenario {
   }))
   return { family: 'ceiling', title: 'No-op HTTP ceiling', documents: {}, rows }
 }
+
+/**
+ * The ceiling at c=16 once more after every other row: how far it moved during the run tells how much
+ * the machine's load changed under the measurements.
+ */
+export function ceilingAgain (): Scenario {
+  return {
+    family: 'ceiling',
+    title: 'No-op HTTP ceiling',
+    documents: {},
+    rows: [{
+      id: 'ceiling/noop-c16-end',
+      family: 'ceiling',
+      title: 'GET /noop (again, after the other rows)',
+      requests: [{ method: 'GET', path: '/noop' }],
+      target: 'ceiling',
+      connections: 16,
+      kind: 'read'
+    }]
+  }
+}

@@ -1,6 +1,6 @@
 import { array1k4Scenario } from './array-1k4.js'
 import { cachedReadsScenario } from './cached-reads.js'
-import { ceiling } from './ceiling.js'
+import { ceiling, ceilingAgain } from './ceiling.js'
 import { emptyStringScenario } from './empty-string.js'
 import { largeDocsScenario } from './large-docs.js'
 import { numbersScenario } from './numbers.js'
@@ -22,6 +22,7 @@ export function allScenarios (): Scenario[] {
     numbersScenario(),
     sizeSweepScenario(),
     cachedReadsScenario(),
-    soakScenario()
+    soakScenario(),
+    ceilingAgain()
   ]
 }

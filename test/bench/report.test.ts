@@ -66,6 +66,11 @@ describe('markdown output', () => {
     expect(line).toContain('| 8,000 | 40,000 | 0.20x | 0.80x |')
   })
 
+  it('says how far the ceiling moved between the start and the end of the run', () => {
+    const drifted = toMarkdown(run([row('ceiling/noop-c16', 10000), row('ceiling/noop-c16-end', 9000)]))
+    expect(drifted).toContain('The ceiling moved -10.0% between the start and the end of the run')
+  })
+
   it('lists failed rows first, loudly', () => {
     const failing = toMarkdown(run([row('numbers/incr', 10, { failures: ['service: non-2xx answers 409×3'] })]))
     expect(failing).toContain('## Failed rows')
