@@ -25,8 +25,8 @@ const KEY_PREFIX = 'jsondocs:'
 
 interface Running {
   ceiling?: Measured
-  service?: ServiceProcess & { redis: CommandSender, gcLog: string }
-  cached?: ServiceProcess & { redis: CommandSender, gcLog: string, settings: string }
+  service?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string }
+  cached?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string, settings: string }
 }
 
 const stoppers: Array<() => Promise<void>> = []
@@ -40,7 +40,7 @@ function progress (text: string): void {
 }
 
 async function startServiceWithRedis (options: RunOptions, work: string, name: string, cacheMaxEntries: number):
-  Promise<ServiceProcess & { redis: CommandSender, gcLog: string }> {
+  Promise<ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string }> {
   const gcLog = join(work, `gc-${name}.log`)
   const service = await startService({
     root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog
@@ -50,7 +50,10 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
   redis.on('error', (error: Error) => progress(`bench: direct client (${name}): ${error.message}`))
   await redis.connect()
   stoppers.push(async () => { if (redis.isOpen) redis.destroy() })
-  return { ...service, redis, gcLog }
+  const info = String(await redis.sendCommand(['INFO', 'server']))
+  const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1])
+  if (!redisPid) throw new Error(`no process_id in INFO server of the ${name}'s Redis`)
+  return { ...service, redis, redisPid, gcLog }
 }
 
 /** Whether any connection to this Redis has key tracking on (CLIENT LIST flag `t`): caching is live. */

@@ -9,6 +9,8 @@ export interface RowTarget {
   pid: number
   settings: string
   redis?: CommandSender
+  /** The redis-server behind the service, whose CPU time is read around both sides of a row. */
+  redisPid?: number
 }
 
 export interface RowContext {
@@ -37,6 +39,10 @@ function problems (side: string, m: Measurement): string[] {
   return out
 }
 
+function redisCpu (target: RowTarget): number {
+  return target.redisPid ? cpuMicros(target.redisPid) : 0
+}
+
 /** Samples a process's RSS at a steady interval until stopped. */
 function sampleRss (pid: number, intervalMs: number) {
   const started = Date.now()
@@ -59,10 +65,13 @@ export async function measureRow (row: RowSpec, context: RowContext): Promise<Ro
   failures.push(...problems('warm-up', warm))
   const rss = row.soak ? sampleRss(target.pid, Math.max(100, (seconds * 1000) / RSS_SAMPLES_PER_SOAK)) : undefined
   const cpuBefore = cpuMicros(target.pid)
+  const redisBefore = redisCpu(target)
   const from = Date.now()
   const measured = await httpLoad(target.url, row.requests, bounded(connections, seconds))
   const to = Date.now()
   const cpu = cpuMicros(target.pid) - cpuBefore
+  const redisCpuUs = redisCpu(target) - redisBefore
+  const rssMb = Math.round(rssMegabytes(target.pid) * 10) / 10
   const trend = rss?.stop()
   failures.push(...problems('service', measured))
   if (measured.requests === 0) failures.push('service: no request answered')
@@ -76,10 +85,16 @@ export async function measureRow (row: RowSpec, context: RowContext): Promise<Ro
     if (first instanceof Error) failures.push(`direct: ${first.message}`)
     const directWarm = await directLoad(target.redis, args, bounded(connections, context.warmup))
     failures.push(...problems('direct warm-up', directWarm))
+    const directRedisBefore = redisCpu(target)
     const measuredDirect = await directLoad(target.redis, args, bounded(connections, seconds))
+    const directRedisUs = redisCpu(target) - directRedisBefore
     failures.push(...problems('direct', measuredDirect))
     if (measuredDirect.requests === 0) failures.push('direct: no command answered')
-    direct = { ...measuredDirect, title: row.direct.title }
+    direct = {
+      ...measuredDirect,
+      title: row.direct.title,
+      ...(target.redisPid && measuredDirect.requests ? { redisCpuUsPerRequest: directRedisUs / measuredDirect.requests } : {})
+    }
   }
 
   return {
@@ -90,7 +105,14 @@ export async function measureRow (row: RowSpec, context: RowContext): Promise<Ro
     target: row.target,
     settings: target.settings,
     connections,
-    service: { ...measured, cpuUsPerRequest: measured.requests ? cpu / measured.requests : 0, from, to },
+    service: {
+      ...measured,
+      cpuUsPerRequest: measured.requests ? cpu / measured.requests : 0,
+      ...(target.redisPid && measured.requests ? { redisCpuUsPerRequest: redisCpuUs / measured.requests } : {}),
+      rssMb,
+      from,
+      to
+    },
     ...(direct ? { direct, ratio: direct.rate ? measured.rate / direct.rate : 0 } : {}),
     ...(trend ? { rss: trend } : {}),
     failures

@@ -6,6 +6,10 @@ import type { GcSummary } from './proc.js'
 export interface ServiceMeasurement extends Measurement {
   /** CPU time (user + system) of the answering process per request, in microseconds. */
   cpuUsPerRequest: number
+  /** CPU time of redis-server per request while the service was measured (service rows). */
+  redisCpuUsPerRequest?: number
+  /** RSS of the answering process at the end of the measurement. */
+  rssMb: number
   /** Garbage collections of the answering process during the measurement (service rows only). */
   gc?: GcSummary
   /** Wall-clock window of the measurement, ms since epoch. */
@@ -32,7 +36,7 @@ export interface RowResult {
   settings: string
   connections: number
   service: ServiceMeasurement
-  direct?: Measurement & { title: string }
+  direct?: Measurement & { title: string, redisCpuUsPerRequest?: number }
   /** service rate / direct rate. */
   ratio?: number
   rss?: RssTrend

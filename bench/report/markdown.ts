@@ -17,6 +17,7 @@ function table (header: string[], rows: Array<Array<string | number>>): string {
 const rate = (x: number) => Math.round(x).toLocaleString('en-US')
 const ms = (x: number) => x.toFixed(2)
 const times = (x: number | undefined) => x === undefined ? '' : `${x.toFixed(2)}x`
+const us = (x: number | undefined) => x === undefined ? '-' : x.toFixed(1)
 const percent = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`
 
 function ceilingTable (rows: RowResult[]): string {
@@ -28,7 +29,7 @@ function ceilingTable (rows: RowResult[]): string {
 function familyTable (rows: RowResult[], ceilingRate: number | undefined): string {
   return table(
     ['request', 'settings', 'service req/s', 'direct req/s', 'service/direct', 'of ceiling', 'p50 ms', 'p99 ms',
-      'direct p99 ms', 'CPU µs/req', 'longest GC ms'],
+      'direct p99 ms', 'CPU µs/req', 'Redis µs/req (service / direct)', 'RSS MB', 'longest GC ms'],
     rows.map((row) => [
       row.title,
       row.settings,
@@ -40,6 +41,8 @@ function familyTable (rows: RowResult[], ceilingRate: number | undefined): strin
       ms(row.service.latency.p99),
       row.direct ? ms(row.direct.latency.p99) : '',
       row.service.cpuUsPerRequest.toFixed(1),
+      `${us(row.service.redisCpuUsPerRequest)} / ${us(row.direct?.redisCpuUsPerRequest)}`,
+      row.service.rssMb.toFixed(0),
       row.service.gc ? `${row.service.gc.maxMs.toFixed(2)}${row.service.gc.longestKind ? ` (${row.service.gc.longestKind})` : ''}` : ''
     ]))
 }

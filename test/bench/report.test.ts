@@ -64,6 +64,7 @@ describe('markdown output', () => {
     const line = markdown.split('\n').find((l) => l.startsWith('| GET /docs/{key}/object-380b/get-sclr'))
     expect(line).toBeDefined()
     expect(line).toContain('| 8,000 | 40,000 | 0.20x | 0.80x |')
+    expect(line).toContain('| 50.0 | - / - | 80 |')
   })
 
   it('says how far the ceiling moved between the start and the end of the run', () => {

@@ -25,7 +25,7 @@ export function row (id: string, rate: number, extra: Partial<RowResult> & { p99
     target: family === 'ceiling' ? 'ceiling' : family === 'cached' ? 'cached' : 'service',
     settings: 'cache off',
     connections: 16,
-    service: { ...measurement(rate, p99), cpuUsPerRequest: cpu, from: 0, to: 4000 },
+    service: { ...measurement(rate, p99), cpuUsPerRequest: cpu, rssMb: 80, from: 0, to: 4000 },
     ...(directRate === undefined
       ? {}
       : { direct: { ...measurement(directRate), title: `JSON.GET {key} ${id}` }, ratio: rate / directRate }),
