@@ -20,7 +20,7 @@ export interface RunOptions {
 }
 
 export const USAGE = `npm run bench [-- options]
-  --duration <s>       measurement per row and side (default 4; smoke 0.2)
+  --duration <s>       measurement per row and side (default 3; smoke 0.2)
   --warmup <s>         warm-up before each measurement (default 1; smoke 0.1)
   --connections <n>    concurrency of every row but the ceiling sweep (default 16)
   --soak <s>           memory soak length (default 120; smoke 1)
@@ -63,7 +63,7 @@ export function parseOptions (argv: string[]): RunOptions {
   const smoke = values.smoke === true
   return {
     smoke,
-    duration: positive('duration', values.duration, smoke ? 0.2 : 4),
+    duration: positive('duration', values.duration, smoke ? 0.2 : 3),
     warmup: positive('warmup', values.warmup, smoke ? 0.1 : 1),
     connections: Math.round(positive('connections', values.connections, 16)),
     soak: positive('soak', values.soak, smoke ? 1 : 120),
