@@ -1,0 +1,120 @@
+import type { RowSpec } from '../scenarios/scenario.js'
+import { directLoad, httpLoad, type CommandSender, type LoadOptions, type Measurement } from './load.js'
+import { cpuMicros, rssMegabytes } from './proc.js'
+import { rssTrend, type RowResult, type RssTrend } from './results.js'
+
+/** Where a row's requests go: the HTTP process and, for service rows, the Redis behind it. */
+export interface RowTarget {
+  url: string
+  pid: number
+  settings: string
+  redis?: CommandSender
+  /** The redis-server behind the service, whose CPU time is read around both sides of a row. */
+  redisPid?: number
+}
+
+export interface RowContext {
+  target: RowTarget
+  familyTitle: string
+  keyPrefix: string
+  connections: number
+  duration: number
+  warmup: number
+  soak: number
+}
+
+/** A generous count bound: far above what one process pair on this machine can answer per second. */
+const MAX_RATE = 200_000
+const RSS_SAMPLES_PER_SOAK = 120
+
+function bounded (connections: number, seconds: number): LoadOptions {
+  return { connections, seconds, maxRequests: Math.ceil(seconds * MAX_RATE) }
+}
+
+function problems (side: string, m: Measurement): string[] {
+  const out: string[] = []
+  const non2xx = Object.entries(m.non2xx)
+  if (non2xx.length) out.push(`${side}: non-2xx answers ${non2xx.map(([status, n]) => `${status}×${n}`).join(', ')}`)
+  if (m.errors) out.push(`${side}: ${m.errors} errors`)
+  return out
+}
+
+function redisCpu (target: RowTarget): number {
+  return target.redisPid ? cpuMicros(target.redisPid) : 0
+}
+
+/** Samples a process's RSS at a steady interval until stopped. */
+function sampleRss (pid: number, intervalMs: number) {
+  const started = Date.now()
+  const samples: Array<[number, number]> = [[0, rssMegabytes(pid)]]
+  const timer = setInterval(() => samples.push([(Date.now() - started) / 1000, rssMegabytes(pid)]), intervalMs)
+  return { stop: (): RssTrend => { clearInterval(timer); return rssTrend(samples) } }
+}
+
+/**
+ * Warm-up then measurement over HTTP, with the answering process's CPU time read from /proc around
+ * the measurement; then the same for the row's RedisJSON command sent straight to Redis.
+ */
+export async function measureRow (row: RowSpec, context: RowContext): Promise<RowResult> {
+  const { target } = context
+  const connections = row.connections ?? context.connections
+  const seconds = row.soak ? context.soak : context.duration
+  const failures: string[] = []
+
+  const warm = await httpLoad(target.url, row.requests, bounded(connections, context.warmup))
+  failures.push(...problems('warm-up', warm))
+  const rss = row.soak ? sampleRss(target.pid, Math.max(100, (seconds * 1000) / RSS_SAMPLES_PER_SOAK)) : undefined
+  const cpuBefore = cpuMicros(target.pid)
+  const redisBefore = redisCpu(target)
+  const from = Date.now()
+  const measured = await httpLoad(target.url, row.requests, bounded(connections, seconds))
+  const to = Date.now()
+  const cpu = cpuMicros(target.pid) - cpuBefore
+  const redisCpuUs = redisCpu(target) - redisBefore
+  const rssMb = Math.round(rssMegabytes(target.pid) * 10) / 10
+  const trend = rss?.stop()
+  failures.push(...problems('service', measured))
+  if (measured.requests === 0) failures.push('service: no request answered')
+
+  let direct: RowResult['direct']
+  if (row.direct && target.redis) {
+    const args = [row.direct.args[0]!, context.keyPrefix + row.direct.key, ...row.direct.args.slice(1)]
+    // A missing key answers null, not an error: it would measure no work at all.
+    const first = await target.redis.sendCommand(args).catch((error: Error) => error)
+    if (first === null) failures.push('direct: the command answered null (no such document)')
+    if (first instanceof Error) failures.push(`direct: ${first.message}`)
+    const directWarm = await directLoad(target.redis, args, bounded(connections, context.warmup))
+    failures.push(...problems('direct warm-up', directWarm))
+    const directRedisBefore = redisCpu(target)
+    const measuredDirect = await directLoad(target.redis, args, bounded(connections, seconds))
+    const directRedisUs = redisCpu(target) - directRedisBefore
+    failures.push(...problems('direct', measuredDirect))
+    if (measuredDirect.requests === 0) failures.push('direct: no command answered')
+    direct = {
+      ...measuredDirect,
+      title: row.direct.title,
+      ...(target.redisPid && measuredDirect.requests ? { redisCpuUsPerRequest: directRedisUs / measuredDirect.requests } : {})
+    }
+  }
+
+  return {
+    id: row.id,
+    family: row.family,
+    familyTitle: context.familyTitle,
+    title: row.title,
+    target: row.target,
+    settings: target.settings,
+    connections,
+    service: {
+      ...measured,
+      cpuUsPerRequest: measured.requests ? cpu / measured.requests : 0,
+      ...(target.redisPid && measured.requests ? { redisCpuUsPerRequest: redisCpuUs / measured.requests } : {}),
+      rssMb,
+      from,
+      to
+    },
+    ...(direct ? { direct, ratio: direct.rate ? measured.rate / direct.rate : 0 } : {}),
+    ...(trend ? { rss: trend } : {}),
+    failures
+  }
+}

@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createClient } from 'redis'
+
+const READY_TIMEOUT_MS = 30_000
+const STOP_TIMEOUT_MS = 15_000
+
+/** A process the runner started and measures. */
+export interface Measured {
+  pid: number
+  url: string
+  stop (): Promise<void>
+}
+
+export interface ServiceProcess extends Measured {
+  /** The unix socket of the Redis the service started for itself. */
+  socketPath: string
+}
+
+export interface ServiceOptions {
+  root: string
+  /** `dist`: node dist/server.js (built first); `tsx`: src/server.ts through tsx, no build. */
+  mode: 'dist' | 'tsx'
+  dataDir: string
+  logLevel: string
+  cacheMaxEntries: number
+  keyPrefix: string
+  gcLog: string
+}
+
+/** The service's environment variables (src/config.ts), all set or left at their defaults here. */
+const SERVICE_SETTINGS = ['HOST', 'PORT', 'LOG_LEVEL', 'REDIS_URL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
+  'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES']
+
+/** A free loopback port (the small race before the child binds it is acceptable for a benchmark). */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const address = server.address()
+  server.close()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+/**
+ * The service as `npm start` runs it: no REDIS_URL, so it starts and supervises its own redis-server
+ * with RedisJSON on a unix socket under DATA_DIR. The GC probe is preloaded; the service is unchanged.
+ */
+export async function startService (options: ServiceOptions): Promise<ServiceProcess> {
+  const port = await freePort()
+  const entry = options.mode === 'dist' ? join(options.root, 'dist/server.js') : join(options.root, 'src/server.ts')
+  const loader = options.mode === 'tsx' ? ['--import', 'tsx'] : []
+  // The service at its defaults: none of its settings leak in from the caller's environment.
+  const inherited = { ...process.env }
+  for (const name of SERVICE_SETTINGS) delete inherited[name]
+  const child = spawn(process.execPath, [...loader, '--import', probePath(options.root), entry], {
+    cwd: options.root,
+    env: {
+      ...inherited,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: options.dataDir,
+      KEY_PREFIX: options.keyPrefix,
+      LOG_LEVEL: options.logLevel,
+      CACHE_MAX_ENTRIES: String(options.cacheMaxEntries),
+      JSONDOCS_BENCH_GC_LOG: options.gcLog
+    },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const url = `http://127.0.0.1:${port}`
+  const socketPath = join(options.dataDir, 'redis', 'redis.sock')
+  await waitHealthy(child, url, 'the service')
+  return {
+    pid: child.pid!,
+    url,
+    socketPath,
+    async stop () {
+      const clean = await stopChild(child)
+      // Killed hard, the service cannot stop its redis-server: ask Redis itself to go.
+      if (!clean) await shutdownRedis(socketPath)
+    }
+  }
+}
+
+/** The no-op fastify server: the bare HTTP ceiling. */
+export async function startCeiling (root: string, logLevel: string): Promise<Measured> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [join(root, 'bench/processes/noop-server.mjs')], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: logLevel },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitHealthy(child, url, 'the no-op server')
+  return { pid: child.pid!, url, stop: async () => { await stopChild(child) } }
+}
+
+function probePath (root: string): string {
+  return join(root, 'bench/processes/gc-probe.mjs')
+}
+
+async function waitHealthy (child: ChildProcess, url: string, name: string): Promise<void> {
+  let output = ''
+  const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
+  child.stdout?.on('data', collect)
+  child.stderr?.on('data', collect)
+  const deadline = Date.now() + READY_TIMEOUT_MS
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${output}`)
+    }
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })
+      if (response.ok) return
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child)
+      throw new Error(`${name} was not healthy after ${READY_TIMEOUT_MS} ms:\n${output}`)
+    }
+    await sleep(100)
+  }
+}
+
+/** SIGTERM, then SIGKILL after a bound; true when the process exited on SIGTERM. */
+async function stopChild (child: ChildProcess): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return true
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS) })
+  const late = await Promise.race([exited.then(() => false), timedOut])
+  clearTimeout(timer)
+  if (!late) return true
+  child.kill('SIGKILL')
+  await exited
+  return false
+}
+
+async function shutdownRedis (socketPath: string): Promise<void> {
+  const client = createClient({ socket: { path: socketPath, reconnectStrategy: false } })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    await client.sendCommand(['SHUTDOWN', 'NOSAVE']).catch(() => {})
+  } catch {
+    // nothing answers: nothing to stop
+  } finally {
+    if (client.isOpen) client.destroy()
+  }
+}

@@ -1,0 +1,119 @@
+import type { RowResult, TargetResult } from './results.js'
+
+/** The ceiling every ratio is taken against: the no-op route at the rows' concurrency, same run. */
+export const CEILING_ROW = 'ceiling/noop-c16'
+/** The same ceiling measured after every other row, to show drift in the machine's load. */
+export const CEILING_AGAIN_ROW = 'ceiling/noop-c16-end'
+/** Small reads and writes: 380 B root and leaf, set leaf, increment. */
+export const SMALL_ROWS = ['object-380b/get-root', 'object-380b/get-sclr', 'object-380b/set-sclr', 'numbers/incr']
+export const CACHED_SMALL_ROWS = ['cached/380b-get-root', 'cached/380b-get-sclr']
+export const CACHED_LARGE_ROOT = 'cached/40k-get-root'
+export const LEAF_SMALL = 'object-380b/get-sclr'
+export const LEAF_1MB = 'size-sweep/leaf-1mb'
+export const SOAK_ROW = 'soak/mixed'
+
+const RATE_OF_CEILING = 0.65
+const CPU_OF_CEILING = 1.5
+const CACHED_RATE_OF_CEILING = 0.9
+const P99_MS = 2
+const GC_PAUSE_MS = 10
+const LEAF_SLOWDOWN = 1.2
+const RSS_MB = 200
+/** A soak's fitted growth below this (or 5% of its mean RSS, if larger) counts as no growth trend. */
+const RSS_GROWTH_MB = 5
+
+const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits
+
+function judge (target: string, measured: string, value: number, threshold: string, pass: boolean): TargetResult {
+  return { target, measured, value: round(value, 3), threshold, status: pass ? 'pass' : 'miss' }
+}
+
+function missing (target: string, threshold: string, what: string): TargetResult {
+  return { target, measured: `${what} not measured in this run`, threshold, status: 'not measured' }
+}
+
+/** The issue's performance targets, judged on one run's rows (ratios within the run). */
+export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const ceiling = byId.get(CEILING_ROW)
+  const results: TargetResult[] = []
+
+  for (const id of SMALL_ROWS) {
+    const row = byId.get(id)
+    const rateTarget = `${id}: rate >= ${RATE_OF_CEILING}x ceiling`
+    const cpuTarget = `${id}: service CPU/request <= ${CPU_OF_CEILING}x ceiling's`
+    const p99Target = `${id}: p99 <= ${P99_MS} ms`
+    if (!row || !ceiling) {
+      results.push(missing(rateTarget, `>= ${RATE_OF_CEILING}`, row ? CEILING_ROW : id))
+      results.push(missing(cpuTarget, `<= ${CPU_OF_CEILING}`, row ? CEILING_ROW : id))
+    } else {
+      const rate = row.service.rate / ceiling.service.rate
+      results.push(judge(rateTarget, `${fmt(row.service.rate)}/s vs ${fmt(ceiling.service.rate)}/s`, rate,
+        `>= ${RATE_OF_CEILING}`, rate >= RATE_OF_CEILING))
+      const cpu = row.service.cpuUsPerRequest / ceiling.service.cpuUsPerRequest
+      results.push(judge(cpuTarget, `${round(row.service.cpuUsPerRequest, 1)} µs vs ${round(ceiling.service.cpuUsPerRequest, 1)} µs`,
+        cpu, `<= ${CPU_OF_CEILING}`, cpu <= CPU_OF_CEILING))
+    }
+    if (!row) results.push(missing(p99Target, `<= ${P99_MS} ms`, id))
+    else results.push(judge(p99Target, `${row.service.latency.p99} ms`, row.service.latency.p99, `<= ${P99_MS} ms`, row.service.latency.p99 <= P99_MS))
+  }
+
+  for (const id of CACHED_SMALL_ROWS) {
+    const row = byId.get(id)
+    const target = `${id}: rate >= ${CACHED_RATE_OF_CEILING}x ceiling (${row?.settings ?? 'cache on'})`
+    if (!row || !ceiling) results.push(missing(target, `>= ${CACHED_RATE_OF_CEILING}`, row ? CEILING_ROW : id))
+    else {
+      const rate = row.service.rate / ceiling.service.rate
+      results.push(judge(target, `${fmt(row.service.rate)}/s vs ${fmt(ceiling.service.rate)}/s`, rate,
+        `>= ${CACHED_RATE_OF_CEILING}`, rate >= CACHED_RATE_OF_CEILING))
+    }
+  }
+
+  const large = byId.get(CACHED_LARGE_ROOT)
+  const largeTarget = `${CACHED_LARGE_ROOT}: faster than reading it from Redis directly`
+  if (!large?.direct) results.push(missing(largeTarget, '> 1', CACHED_LARGE_ROOT))
+  else {
+    const ratio = large.service.rate / large.direct.rate
+    results.push(judge(largeTarget, `${fmt(large.service.rate)}/s vs ${fmt(large.direct.rate)}/s direct`, ratio, '> 1', ratio > 1))
+  }
+
+  const gcRows = rows.filter((row) => row.service.gc)
+  const gcTarget = `service GC pauses <= ${GC_PAUSE_MS} ms`
+  if (gcRows.length === 0) results.push(missing(gcTarget, `<= ${GC_PAUSE_MS} ms`, 'GC'))
+  else {
+    const worst = gcRows.reduce((a, b) => (b.service.gc!.maxMs > a.service.gc!.maxMs ? b : a))
+    const maxMs = worst.service.gc!.maxMs
+    const count = gcRows.reduce((sum, row) => sum + row.service.gc!.count, 0)
+    const kind = worst.service.gc!.longestKind ? `${worst.service.gc!.longestKind}, ` : ''
+    results.push(judge(gcTarget, `longest ${maxMs} ms (${kind}${worst.id}), ${count} collections`, maxMs, `<= ${GC_PAUSE_MS} ms`, maxMs <= GC_PAUSE_MS))
+  }
+
+  const small = byId.get(LEAF_SMALL)
+  const big = byId.get(LEAF_1MB)
+  const leafTarget = `leaf read of 1 MB document within ${LEAF_SLOWDOWN}x of 380 B`
+  if (!small || !big) results.push(missing(leafTarget, `<= ${LEAF_SLOWDOWN}`, small ? LEAF_1MB : LEAF_SMALL))
+  else {
+    const slowdown = small.service.rate / big.service.rate
+    results.push(judge(leafTarget, `${fmt(big.service.rate)}/s vs ${fmt(small.service.rate)}/s`, slowdown,
+      `<= ${LEAF_SLOWDOWN}`, slowdown <= LEAF_SLOWDOWN))
+  }
+
+  const soak = byId.get(SOAK_ROW)
+  const rssTarget = `soak RSS < ${RSS_MB} MB`
+  const growthTarget = 'soak RSS without growth trend'
+  if (!soak?.rss) {
+    results.push(missing(rssTarget, `< ${RSS_MB} MB`, SOAK_ROW))
+    results.push(missing(growthTarget, `< ${RSS_GROWTH_MB} MB`, SOAK_ROW))
+  } else {
+    const { maxMb, meanMb, growthMb } = soak.rss
+    const allowed = Math.max(RSS_GROWTH_MB, meanMb * 0.05)
+    results.push(judge(rssTarget, `max ${maxMb} MB`, maxMb, `< ${RSS_MB} MB`, maxMb < RSS_MB))
+    results.push(judge(growthTarget, `fitted growth ${growthMb} MB over ${round(soak.service.seconds, 0)} s`, growthMb,
+      `< ${round(allowed, 1)} MB`, growthMb < allowed))
+  }
+  return results
+}
+
+function fmt (rate: number): string {
+  return Math.round(rate).toLocaleString('en-US')
+}

@@ -1,0 +1,28 @@
+import { array1k4Scenario } from './array-1k4.js'
+import { cachedReadsScenario } from './cached-reads.js'
+import { ceiling, ceilingAgain } from './ceiling.js'
+import { emptyStringScenario } from './empty-string.js'
+import { largeDocsScenario } from './large-docs.js'
+import { numbersScenario } from './numbers.js'
+import { object380bScenario } from './object-380b.js'
+import { object3k5Scenario } from './object-3k5.js'
+import type { Scenario } from './scenario.js'
+import { sizeSweepScenario } from './size-sweep.js'
+import { soakScenario } from './soak.js'
+
+/** Every workload family, in the order a run measures them. */
+export function allScenarios (): Scenario[] {
+  return [
+    ceiling(),
+    emptyStringScenario(),
+    object380bScenario(),
+    array1k4Scenario(),
+    object3k5Scenario(),
+    largeDocsScenario(),
+    numbersScenario(),
+    sizeSweepScenario(),
+    cachedReadsScenario(),
+    soakScenario(),
+    ceilingAgain()
+  ]
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { measureRow, type RowContext } from '../../bench/lib/measure-row.js'
+import { readRow } from '../../bench/scenarios/scenario.js'
+import { buildTestApp, connectRedis } from '../helpers/app.js'
+
+describe('a benchmark row against the real service and Redis', async () => {
+  const app = await buildTestApp()
+  const redis = await connectRedis()
+  const url = await app.listen({ host: '127.0.0.1', port: 0 })
+  const put = await app.inject({ method: 'PUT', url: '/docs/row', headers: { 'content-type': 'application/json' }, payload: '{"sclr":1}' })
+  expect(put.statusCode).toBe(201)
+  const context: RowContext = {
+    target: { url, pid: process.pid, settings: 'test', redis },
+    familyTitle: 'test',
+    keyPrefix: app.keyPrefix,
+    connections: 2,
+    duration: 0.2,
+    warmup: 0.05,
+    soak: 1
+  }
+
+  it('measures both sides and fails nothing when every answer is 2xx', async () => {
+    const result = await measureRow(readRow({ family: 'test', name: 'sclr', key: 'row' }, ['sclr'], 'sclr'), context)
+    expect(result.failures).toEqual([])
+    expect(result.service.requests).toBeGreaterThan(0)
+    expect(result.service.latency.p99).toBeGreaterThan(0)
+    expect(result.service.cpuUsPerRequest).toBeGreaterThan(0)
+    expect(result.direct!.requests).toBeGreaterThan(0)
+    expect(result.ratio).toBeGreaterThan(0)
+  })
+
+  it('counts non-2xx answers and fails the row, as it does a direct command that finds nothing', async () => {
+    const result = await measureRow(readRow({ family: 'test', name: 'missing', key: 'absent' }, ['sclr'], 'sclr'), context)
+    expect(result.failures.some((failure) => /^warm-up: non-2xx answers 404×\d+$/.test(failure))).toBe(true)
+    expect(result.failures.some((failure) => /^service: non-2xx answers 404×\d+$/.test(failure))).toBe(true)
+    expect(result.failures).toContain('direct: the command answered null (no such document)')
+  })
+})
