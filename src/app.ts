@@ -8,6 +8,7 @@ import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
 import jsonParserPlugin from './http/json-parser.js'
+import methodNotAllowedRoutes, { recordRouteMethods } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
@@ -21,11 +22,14 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
+    // Room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded).
+    http: { maxHeaderSize: 64 * 1024 },
     bodyLimit: config.bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
+  const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))
   for (const schema of sharedSchemas) app.addSchema(schema)
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
@@ -38,6 +42,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(documentRoutes, { maxDepth: config.maxDepth })
   await app.register(collectionRoutes, { maxDepth: config.maxDepth })
   await app.register(openapiRoutes)
+  await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 
   await app.ready()
   return app

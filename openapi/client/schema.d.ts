@@ -2301,7 +2301,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2381,7 +2381,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2490,7 +2490,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2560,7 +2560,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2625,7 +2625,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2711,7 +2711,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
             };
             cookie?: never;
@@ -2773,7 +2773,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
                 /** @description JSON Pointer segments, as in /docs/{key}/{pointer} */
                 pointer: string;
@@ -2858,7 +2858,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The document key, percent-encoded (a "/" in a key is %2F) */
+                /** @description The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F) */
                 key: string;
                 /** @description JSON Pointer segments, as in /docs/{key}/{pointer} */
                 pointer: string;
@@ -2986,7 +2986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/yaml": string;
+                    "application/yaml": Record<string, never>;
                 };
             };
             /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema */

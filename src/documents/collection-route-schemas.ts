@@ -1,14 +1,11 @@
 import { emptyResponse, jsonResponse, problemResponses, requestHeaderSchema } from '../openapi/components.js'
-import { batchReadBodySchema, batchWriteBodySchema, jsonPointerSchema, listQuerySchema, ttlBodySchema } from './schemas.js'
+import {
+  batchReadBodySchema, batchWriteBodySchema, jsonPointerSchema, keyParamSchema, listQuerySchema, ttlBodySchema
+} from './schemas.js'
 
 /** Route schemas of listing, batches, expiry and description: each validates and becomes an OpenAPI operation. */
 
-const keyParams = {
-  type: 'object',
-  properties: {
-    key: { type: 'string', description: 'The document key, percent-encoded (a "/" in a key is %2F)' }
-  }
-} as const
+const keyParams = { type: 'object', properties: { key: keyParamSchema } } as const
 
 const etag = { type: 'string', pattern: '^"[0-9]+"$' } as const
 

@@ -2,7 +2,7 @@ import {
   emptyResponse, headers, jsonResponse, problemResponses, requestHeaderSchema
 } from '../openapi/components.js'
 import {
-  jsonPatchSchema, jsonPointerSchema, operationsBodySchema, readQuerySchema, writeQuerySchema
+  jsonPatchSchema, jsonPointerSchema, keyParamSchema, operationsBodySchema, readQuerySchema, writeQuerySchema
 } from './schemas.js'
 
 /**
@@ -15,10 +15,7 @@ export type DocumentForm = 'document' | 'path'
 
 const anyJson = { description: 'Any JSON value, as stored' }
 
-const keyParam = {
-  type: 'string',
-  description: 'The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F)'
-} as const
+const keyParam = keyParamSchema
 
 const pathPointerParam = {
   type: 'string',

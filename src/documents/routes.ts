@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BadRequestError, InvalidJsonPathError, MethodNotAllowedError } from '../errors.js'
+import { BadRequestError, InvalidJsonPathError } from '../errors.js'
 import { noneMatchHolds } from '../http/conditional.js'
 import { jsonPathProblem } from './jsonpath.js'
 import { preparePatch } from './json-patch.js'
@@ -17,11 +17,9 @@ export interface DocumentRoutesOptions {
 /** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
 const URL_PREFIX = '/docs/'
-const ALLOWED_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE']
-const ALLOW = ALLOWED_METHODS.join(', ')
+const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
 const JSON_PATCH = 'application/json-patch+json'
-const METHOD_NOT_ALLOWED = { hide: true }
 
 interface WriteQuery { ttl?: number }
 
@@ -100,16 +98,6 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.options(url, { schema: schemas.options(form), config: { usesStorage: false } }, async (_request, reply) => {
     return reply.header('Allow', ALLOW).code(204).send()
-  })
-
-  app.route({
-    method: app.supportedMethods.filter((method) => ![...ALLOWED_METHODS, 'OPTIONS'].includes(method)),
-    url,
-    schema: METHOD_NOT_ALLOWED,
-    handler: async (request, reply) => {
-      reply.header('Allow', ALLOW)
-      throw new MethodNotAllowedError(request.method, ALLOW)
-    }
   })
 }
 

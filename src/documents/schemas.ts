@@ -95,6 +95,18 @@ export const jsonPatchSchema = {
 export const sharedSchemas: ReadonlyArray<{ $id: string }> = [...operationSchemas, ...patchOperationSchemas]
 
 const keySchema = { type: 'string', minLength: 1 } as const
+
+/**
+ * A document key in a URL path, once percent-decoded: no control characters, at most 1024 characters
+ * (the pointer module also bounds its UTF-8 bytes, which JSON Schema cannot count).
+ */
+export const keyParamSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 1024,
+  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$',
+  description: 'The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F)'
+} as const
 const entityTagList = { type: 'string', description: 'As the If-Match / If-None-Match header' } as const
 
 export const batchReadBodySchema = {

@@ -10,6 +10,9 @@ export function etagOf (version: string): string {
 }
 
 const ENTITY_TAG_LIST = /^\s*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*|$))+$/
+
+/** What an If-Match or If-None-Match header may hold, as a JSON Schema pattern: "*" or entity-tags. */
+export const CONDITION_HEADER_PATTERN = String.raw`^\s*\*\s*$|` + ENTITY_TAG_LIST.source
 const ENTITY_TAG = /(W\/)?"([^"]*)"/g
 const VERSION = /^\d+$/
 

@@ -1,4 +1,5 @@
 import { problemTypePath, problemTypes, type ProblemCode } from '../errors.js'
+import { CONDITION_HEADER_PATTERN } from '../http/conditional.js'
 import { PROBLEM_MEDIA_TYPE } from '../http/problems.js'
 
 /**
@@ -75,10 +76,12 @@ export function headers (...names: HeaderName[]) {
 export const requestHeaders = {
   'If-Match': {
     type: 'string',
+    pattern: CONDITION_HEADER_PATTERN,
     description: 'Write only if the document is at one of these versions (`"v"` list), or exists (`*`). 412 otherwise'
   },
   'If-None-Match': {
     type: 'string',
+    pattern: CONDITION_HEADER_PATTERN,
     description: 'On reads: 304 when the version matches. On PUT: `*` creates only (412 when the document exists)'
   },
   Prefer: { type: 'string', description: 'RFC 7240: `return=minimal` answers a write without the stored value' }

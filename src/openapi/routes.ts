@@ -20,7 +20,7 @@ export default async function openapiRoutes (app: FastifyInstance) {
       operationId: 'getOpenApiYaml',
       tags: ['openapi'],
       summary: 'This OpenAPI 3.1 description, as YAML',
-      response: { 200: { description: 'The description', content: { 'application/yaml': { schema: { type: 'string' } } } } }
+      response: { 200: { description: 'The description', content: { 'application/yaml': { schema: { type: 'object' } } } } }
     }
   }, async (_request, reply) => reply.type('application/yaml').send(app.swagger({ yaml: true })))
 }
