@@ -35,7 +35,7 @@ for _ in $(seq 200); do
   sleep 0.1
 done
 
-"$venv/bin/schemathesis" run openapi/openapi.json --url "$base" \
+"$venv/bin/schemathesis" --config-file scripts/schemathesis.toml run openapi/openapi.json --url "$base" \
   --checks all \
   --max-examples "${FUZZ_MAX_EXAMPLES:-50}" \
   --max-time "${FUZZ_MAX_TIME:-300}" \

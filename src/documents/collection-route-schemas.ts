@@ -1,6 +1,6 @@
 import { emptyResponse, jsonResponse, problemResponses, requestHeaderSchema } from '../openapi/components.js'
 import {
-  batchReadBodySchema, batchWriteBodySchema, jsonPointerSchema, keyParamSchema, listQuerySchema, ttlBodySchema
+  batchReadBodySchema, batchWriteBodySchema, jsonPointerSchema, keyParamSchema, listQuerySchema, pathPointerSchema, ttlBodySchema
 } from './schemas.js'
 
 /** Route schemas of listing, batches, expiry and description: each validates and becomes an OpenAPI operation. */
@@ -161,7 +161,7 @@ export function metaSchema (form: 'document' | 'path') {
     tags: ['documents'],
     summary: 'Describe a value: its type, length, member names and memory',
     params: path
-      ? { type: 'object', properties: { ...keyParams.properties, pointer: { type: 'string', description: 'JSON Pointer segments, as in /docs/{key}/{pointer}' } } }
+      ? { type: 'object', properties: { ...keyParams.properties, pointer: { ...pathPointerSchema, description: 'JSON Pointer segments, as in /docs/{key}/{pointer}' } } }
       : keyParams,
     querystring: path
       ? noQuery

@@ -2,7 +2,7 @@ import {
   emptyResponse, headers, jsonResponse, problemResponses, requestHeaderSchema
 } from '../openapi/components.js'
 import {
-  jsonPatchSchema, jsonPointerSchema, keyParamSchema, operationsBodySchema, readQuerySchema, writeQuerySchema
+  jsonPatchSchema, jsonPointerSchema, keyParamSchema, operationsBodySchema, pathPointerSchema, readQuerySchema, writeQuerySchema
 } from './schemas.js'
 
 /**
@@ -18,7 +18,7 @@ const anyJson = { description: 'Any JSON value, as stored' }
 const keyParam = keyParamSchema
 
 const pathPointerParam = {
-  type: 'string',
+  ...pathPointerSchema,
   description: 'The JSON Pointer without its first "/": one or more segments separated by "/", each percent-decoded, then ' +
     'unescaped as RFC 6901 says ("~1" is "/", "~0" is "~"). An empty last segment is the member named "". ' +
     'Clients that percent-encode "/" inside a parameter reach one member this way; use `?pointer=` for any location.'

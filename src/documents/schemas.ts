@@ -3,8 +3,13 @@
  * documents the route. Documents themselves are any JSON and are never validated here.
  */
 
+import { CONDITION_HEADER_PATTERN } from '../http/conditional.js'
+
 /** A JSON Pointer (RFC 6901): empty, or "/" tokens in which "~" only escapes "0" or "1". */
 export const jsonPointerSchema = { type: 'string', pattern: '^(/([^~]|~[01])*)*$', maxLength: 4096 } as const
+
+/** The same pointer as URL path segments after `/docs/{key}/`, percent-decoded: without its first "/". */
+export const pathPointerSchema = { type: 'string', pattern: '^([^~]|~[01])*$', maxLength: 4096 } as const
 
 const anyJson = {}
 const arrayIndex = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const
@@ -94,20 +99,17 @@ export const jsonPatchSchema = {
 /** Schemas with an `$id`, for the validators, the serializers and the OpenAPI components alike. */
 export const sharedSchemas: ReadonlyArray<{ $id: string }> = [...operationSchemas, ...patchOperationSchemas]
 
-const keySchema = { type: 'string', minLength: 1 } as const
-
 /**
- * A document key in a URL path, once percent-decoded: no control characters, at most 1024 characters
+ * A document key (in a URL path, once percent-decoded): no control characters, at most 1024 characters
  * (the pointer module also bounds its UTF-8 bytes, which JSON Schema cannot count).
  */
+const keySchema = { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' } as const
+
 export const keyParamSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 1024,
-  pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$',
+  ...keySchema,
   description: 'The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F)'
 } as const
-const entityTagList = { type: 'string', description: 'As the If-Match / If-None-Match header' } as const
+const entityTagList = { type: 'string', pattern: CONDITION_HEADER_PATTERN, description: 'As the If-Match / If-None-Match header' } as const
 
 export const batchReadBodySchema = {
   type: 'object',

@@ -14,5 +14,23 @@ export function createValidatorCompiler (shared: readonly object[] = []): Fastif
     strict.addSchema(schema)
     lenient.addSchema(schema)
   }
-  return ({ schema, httpPart }) => (httpPart === 'body' ? strict : lenient).compile(schema as object)
+  return ({ schema, httpPart }) => httpPart === 'body'
+    ? strict.compile(schema as object)
+    : lenient.compile(httpPart === 'headers' ? lowerCaseHeaderNames(schema as HeadersSchema) : schema as object)
+}
+
+interface HeadersSchema { properties?: Record<string, unknown>, required?: string[] }
+
+/**
+ * Node lowercases the names of request headers; fastify adapts header schemas to that for its own
+ * compiler only, so this one does it for the schemas it gets (documented as `If-Match`, checked as `if-match`).
+ */
+function lowerCaseHeaderNames (schema: HeadersSchema): HeadersSchema {
+  return {
+    ...schema,
+    ...(schema.properties
+      ? { properties: Object.fromEntries(Object.entries(schema.properties).map(([name, value]) => [name.toLowerCase(), value])) }
+      : {}),
+    ...(schema.required ? { required: schema.required.map((name) => name.toLowerCase()) } : {})
+  }
 }
