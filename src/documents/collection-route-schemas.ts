@@ -161,7 +161,7 @@ export function metaSchema (form: 'document' | 'path') {
     tags: ['documents'],
     summary: 'Describe a value: its type, length, member names and memory',
     params: path
-      ? { type: 'object', properties: { ...keyParams.properties, pointer: { ...pathPointerSchema, description: 'JSON Pointer segments, as in /docs/{key}/{pointer}' } } }
+      ? { type: 'object', properties: { ...keyParams.properties, '*': { ...pathPointerSchema, description: 'JSON Pointer segments, as in /docs/{key}/{pointer}' } } }
       : keyParams,
     querystring: path
       ? noQuery

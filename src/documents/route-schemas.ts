@@ -32,7 +32,7 @@ const queryPointer = {
 
 function params (form: DocumentForm) {
   // fastify names the wildcard of /docs/:key/* "*"; the description calls it pointer (see the openapi transform).
-  const properties = form === 'document' ? { key: keyParam } : { key: keyParam, pointer: pathPointerParam }
+  const properties = form === 'document' ? { key: keyParam } : { key: keyParam, '*': pathPointerParam }
   return { type: 'object', properties }
 }
 

@@ -9,7 +9,7 @@ import { CONDITION_HEADER_PATTERN } from '../http/conditional.js'
 export const jsonPointerSchema = { type: 'string', pattern: '^(/([^~]|~[01])*)*$', maxLength: 4096 } as const
 
 /** The same pointer as URL path segments after `/docs/{key}/`, percent-decoded: without its first "/". */
-export const pathPointerSchema = { type: 'string', pattern: '^([^~]|~[01])*$', maxLength: 4096 } as const
+export const pathPointerSchema = { type: 'string', pattern: '^([^~]|~[01])*$' } as const
 
 const anyJson = {}
 const arrayIndex = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const

@@ -69,14 +69,25 @@ function addCommonProblems (route: RouteOptions): void {
   route.schema = { ...schema, response }
 }
 
-type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & { response?: Record<string, { description?: string, headers?: object }> }
+type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & {
+  params?: { properties?: Record<string, unknown> }
+  response?: Record<string, { description?: string, headers?: object }>
+}
+
+function renameWildcard (schema: RouteSchema): RouteSchema {
+  const properties = schema.params?.properties
+  if (!properties || !('*' in properties)) return schema
+  const { '*': pointer, ...others } = properties
+  return { ...schema, params: { ...schema.params, properties: { ...others, pointer } } }
+}
 
 /**
- * Fastify's wildcard becomes the `{pointer}` template, and HEAD (which fastify derives from GET) gets
- * its own operationId and answers without bodies.
+ * Fastify's wildcard parameter `*` becomes the `{pointer}` template, and HEAD (which fastify derives
+ * from GET) gets its own operationId and answers without bodies.
  */
-const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
+const describeRoute: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
   const templated = url.endsWith('*') ? url.slice(0, -1) + '{pointer}' : url
+  const schema = routeSchema && renameWildcard(routeSchema as RouteSchema) as typeof routeSchema
   if (route.method !== 'HEAD' || !schema) return { schema, url: templated }
   const source = schema as RouteSchema
   const response = Object.fromEntries(Object.entries(source.response ?? {}).map(([status, answer]) =>
