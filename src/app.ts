@@ -2,9 +2,13 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { AppConfig } from './config.js'
 import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
+import { sharedSchemas } from './documents/schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
+import openapiPlugin from './openapi/plugin.js'
+import openapiRoutes from './openapi/routes.js'
 import jsonParserPlugin from './http/json-parser.js'
+import methodNotAllowedRoutes, { recordRouteMethods } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
@@ -18,13 +22,20 @@ const REQUEST_TIMEOUT_MS = 30_000
 export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
+    // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
+    routerOptions: { maxParamLength: 16 * 1024 },
+    // Room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded).
+    http: { maxHeaderSize: 64 * 1024 },
     bodyLimit: config.bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
-  app.setValidatorCompiler(createValidatorCompiler())
+  const routeMethods = recordRouteMethods(app)
+  app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))
+  for (const schema of sharedSchemas) app.addSchema(schema)
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
+  await app.register(openapiPlugin)
   await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
   await app.register(schemasPlugin, {
@@ -36,6 +47,8 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(documentRoutes, { maxDepth: config.maxDepth })
   await app.register(collectionRoutes, { maxDepth: config.maxDepth })
   await app.register(schemaRoutes)
+  await app.register(openapiRoutes)
+  await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 
   await app.ready()
   return app

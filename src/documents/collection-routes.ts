@@ -7,7 +7,7 @@ import { RawJson } from './raw-json.js'
 import {
   acceptMediaTypes, addressOf, conditionsOf, jsonBodyOf, secondsLeft, setRecordHeaders, ttlMsOf
 } from './request.js'
-import { batchReadBodySchema, batchWriteBodySchema, listQuerySchema, ttlBodySchema } from './schemas.js'
+import { batchReadSchema, batchWriteSchema, listSchema, metaSchema, ttlSchemas } from './collection-route-schemas.js'
 import type { BatchPutItem, VersionRecord } from './store/index.js'
 
 interface BatchReadBody { keys: string[], pointer?: string }
@@ -20,7 +20,7 @@ const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409, 
 export default async function collectionRoutes (app: FastifyInstance, { maxDepth }: { maxDepth: number }) {
   const store = app.documents
 
-  app.get<{ Querystring: ListQuery }>('/docs', { schema: { querystring: listQuerySchema } }, async (request, reply) => {
+  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema }, async (request, reply) => {
     const { prefix, limit } = request.query
     const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit)
     const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
@@ -33,7 +33,7 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
 
   const jsonOnly = acceptMediaTypes('application/json')
 
-  app.post<{ Body: BatchReadBody }>('/batch/read', { schema: { body: batchReadBodySchema }, preValidation: jsonOnly }, async (request, reply) => {
+  app.post<{ Body: BatchReadBody }>('/batch/read', { schema: batchReadSchema, preValidation: jsonOnly }, async (request, reply) => {
     const { keys, pointer = '' } = request.body
     keys.forEach((key, index) => requireKey(key, index))
     const tokens = parsePointer(pointer)!
@@ -50,7 +50,7 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
   })
 
   app.post<{ Body: BatchWriteBody }>('/batch/write', {
-    schema: { body: batchWriteBodySchema }, preValidation: jsonOnly
+    schema: batchWriteSchema, preValidation: jsonOnly
   }, async (request, reply) => {
     const body = jsonBodyOf(request)
     const raw = new RawJson(body.text)
@@ -75,32 +75,34 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
         key: result.key,
         status: batchStatus[result.status],
         ...(result.version ? { etag: etagOf(result.version) } : {}),
-        ...(result.violations ? { errors: result.violations } : {})
+        ...(result.violations ? { errors: result.violations.map((violation) => ({ in: 'document', ...violation })) } : {})
       }))
     }))
   })
 
-  app.get('/ttl/*', async (request, reply) => {
+  app.get('/ttl/:key', { schema: ttlSchemas.get }, async (request, reply) => {
     const record = await store.expiry(wholeDocumentKey(addressOf(request, '/ttl/')), undefined, conditionsOf(request))
     return sendTtl(reply, record)
   })
 
-  app.put<{ Body: { ttl: number } }>('/ttl/*', { schema: { body: ttlBodySchema }, preValidation: jsonOnly }, async (request, reply) => {
+  app.put<{ Body: { ttl: number } }>('/ttl/:key', { schema: ttlSchemas.put, preValidation: jsonOnly }, async (request, reply) => {
     const key = wholeDocumentKey(addressOf(request, '/ttl/'))
     return sendTtl(reply, await store.expiry(key, ttlMsOf(request.body.ttl), conditionsOf(request)))
   })
 
-  app.delete('/ttl/*', async (request, reply) => {
+  app.delete('/ttl/:key', { schema: ttlSchemas.delete }, async (request, reply) => {
     const key = wholeDocumentKey(addressOf(request, '/ttl/'))
     setRecordHeaders(reply, await store.expiry(key, 0, conditionsOf(request)))
     return reply.code(204).send()
   })
 
-  app.get('/meta/*', async (request, reply) => {
-    const { version, expiresAt, ...description } = await store.describe(addressOf(request, '/meta/'))
-    setRecordHeaders(reply, { version, ...(expiresAt === undefined ? {} : { expiresAt }) })
-    return reply.type('application/json').send(JSON.stringify(description))
-  })
+  for (const form of ['document', 'path'] as const) {
+    app.get(form === 'path' ? '/meta/:key/*' : '/meta/:key', { schema: metaSchema(form) }, async (request, reply) => {
+      const { version, expiresAt, ...description } = await store.describe(addressOf(request, '/meta/'))
+      setRecordHeaders(reply, { version, ...(expiresAt === undefined ? {} : { expiresAt }) })
+      return reply.type('application/json').send(JSON.stringify(description))
+    })
+  }
 }
 
 function requireKey (key: string, index: number): void {

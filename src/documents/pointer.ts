@@ -25,13 +25,21 @@ export type AddressProblem = { problem: string }
 /**
  * Parses the part of a URL path after `/docs/`, still percent-encoded: `{key}[/{token}...]`.
  * Every `/` separates tokens, so `/docs/k/` addresses the member named "" (as the pointer "/" does).
+ * `queryPointer`, the decoded `?pointer=` parameter, is the other way to give the same pointer: generated
+ * clients percent-encode a "/" inside a path parameter, so they cannot reach a deep location by path.
  */
-export function parseDocumentAddress (rawPath: string): DocumentAddress | AddressProblem {
+export function parseDocumentAddress (rawPath: string, queryPointer?: string): DocumentAddress | AddressProblem {
   const [rawKey = '', ...rawTokens] = rawPath.split('/')
   const key = percentDecode(rawKey)
   if (key === undefined) return { problem: 'The key is not valid percent-encoded UTF-8' }
   const keyProblem = checkKey(key)
   if (keyProblem) return { problem: keyProblem }
+  if (queryPointer !== undefined) {
+    if (rawTokens.length > 0) return { problem: 'Give the pointer in the path or in ?pointer=, not both' }
+    const tokens = parsePointer(queryPointer)
+    if (tokens === undefined) return { problem: `?pointer=${queryPointer} is not a JSON Pointer (RFC 6901)` }
+    return { key, tokens }
+  }
   const tokens: string[] = []
   for (const rawToken of rawTokens) {
     const decoded = percentDecode(rawToken)

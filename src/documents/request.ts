@@ -14,11 +14,27 @@ import type { VersionRecord, WriteConditions } from './store/index.js'
  */
 export function addressOf (request: FastifyRequest, prefix: string, namedLast = false): DocumentAddress {
   const path = request.url.split('?', 1)[0]!
-  const parsed = parseDocumentAddress(path.slice(prefix.length))
+  const parsed = parseDocumentAddress(path.slice(prefix.length), queryPointerOf(request))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
   const unaddressable = unaddressableToken(parsed.tokens, namedLast)
   if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
   return parsed
+}
+
+/**
+ * The `?pointer=` parameter as sent. Read from the URL rather than the validated query, so that a route
+ * form whose schema leaves it out still refuses it instead of silently ignoring it.
+ */
+function queryPointerOf (request: FastifyRequest): string | undefined {
+  const search = request.url.indexOf('?')
+  return search === -1 ? undefined : new URLSearchParams(request.url.slice(search)).get('pointer') ?? undefined
+}
+
+/** The URL of what a write created: its path, and its `?pointer=` when it was addressed that way. */
+export function locationOf (request: FastifyRequest): string {
+  const path = request.url.split('?', 1)[0]!
+  const pointer = queryPointerOf(request)
+  return pointer === undefined ? path : `${path}?pointer=${encodeURIComponent(pointer)}`
 }
 
 /** A preValidation hook answering 415 to a body in any media type but these, before schemas run. */

@@ -1,36 +1,44 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BadRequestError, InvalidJsonPathError, MethodNotAllowedError } from '../errors.js'
+import { BadRequestError, InvalidJsonPathError } from '../errors.js'
 import { noneMatchHolds } from '../http/conditional.js'
 import { jsonPathProblem } from './jsonpath.js'
 import { preparePatch } from './json-patch.js'
 import { prepareOperations } from './operations.js'
 import {
-  acceptMediaTypes, addressOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders, ttlMsOf
+  acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders, ttlMsOf
 } from './request.js'
-import { jsonPatchSchema, operationsBodySchema, readQuerySchema, writeQuerySchema } from './schemas.js'
+import { documentRouteSchemas as schemas, type DocumentForm } from './route-schemas.js'
 import type { StoredValue, WriteOptions, WriteResult } from './store/index.js'
 
 export interface DocumentRoutesOptions {
   maxDepth: number
 }
 
-const URL_PATTERN = '/docs/*'
+/** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
+const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
 const URL_PREFIX = '/docs/'
-const ALLOWED_METHODS = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE']
-const ALLOW = ALLOWED_METHODS.join(', ')
+const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
 const JSON_PATCH = 'application/json-patch+json'
 
 interface WriteQuery { ttl?: number }
 
-/** The document resource: `/docs/{key}` and any location inside it, `/docs/{key}/{pointer...}`. */
+/**
+ * The document resource: `/docs/{key}` and any location inside it, `/docs/{key}/{pointer...}` or
+ * `/docs/{key}?pointer=`.
+ */
 export default async function documentRoutes (app: FastifyInstance, { maxDepth }: DocumentRoutesOptions) {
+  for (const form of ['document', 'path'] as const) documentForm(app, form, maxDepth)
+}
+
+function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number) {
   const store = app.documents
+  const url = URL_PATTERNS[form]
   const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>): WriteOptions => ({
     ...conditionsOf(request), wantValue: !prefersMinimal(request), ttlMs: ttlMsOf(request.query.ttl)
   })
 
-  app.get<{ Querystring: { jsonpath?: string } }>(URL_PATTERN, { schema: { querystring: readQuerySchema } },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form) },
     async (request, reply) => {
       const address = addressOf(request, URL_PREFIX, true)
       const { jsonpath } = request.query
@@ -43,8 +51,8 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
       return sendStored(request, reply, stored)
     })
 
-  app.put<{ Querystring: WriteQuery }>(URL_PATTERN, {
-    schema: { querystring: writeQuerySchema },
+  app.put<{ Querystring: WriteQuery }>(url, {
+    schema: schemas.put(form),
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request, URL_PREFIX, true)
@@ -52,18 +60,9 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
     return sendWrite(request, reply, await store.put(address, body.text, writeOptions(request)))
   })
 
-  app.patch<{ Querystring: WriteQuery }>(URL_PATTERN, {
+  app.patch<{ Querystring: WriteQuery }>(url, {
     preValidation: acceptMediaTypes(...MERGE_PATCH, JSON_PATCH),
-    schema: {
-      querystring: writeQuerySchema,
-      body: {
-        content: {
-          'application/merge-patch+json': { schema: {} },
-          'application/json': { schema: {} },
-          [JSON_PATCH]: { schema: jsonPatchSchema }
-        }
-      }
-    }
+    schema: schemas.patch(form)
   }, async (request, reply) => {
     const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
     const address = addressOf(request, URL_PREFIX, isJsonPatch)
@@ -76,8 +75,8 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
     return sendWrite(request, reply, await store.merge(address, merge, writeOptions(request)))
   })
 
-  app.post<{ Querystring: WriteQuery }>(URL_PATTERN, {
-    schema: { querystring: writeQuerySchema, body: operationsBodySchema },
+  app.post<{ Querystring: WriteQuery }>(url, {
+    schema: schemas.post(form),
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request, URL_PREFIX)
@@ -91,20 +90,14 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
     return reply.type('application/json').send(json)
   })
 
-  app.delete(URL_PATTERN, async (request, reply) => {
+  app.delete(url, { schema: schemas.remove(form) }, async (request, reply) => {
     const result = await store.remove(addressOf(request, URL_PREFIX, true), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })
 
-  app.route({
-    method: app.supportedMethods.filter((method) => !ALLOWED_METHODS.includes(method)),
-    url: URL_PATTERN,
-    handler: async (request, reply) => {
-      reply.header('Allow', ALLOW)
-      if (request.method === 'OPTIONS') return reply.code(204).send()
-      throw new MethodNotAllowedError(request.method, ALLOW)
-    }
+  app.options(url, { schema: schemas.options(form), config: { usesStorage: false } }, async (_request, reply) => {
+    return reply.header('Allow', ALLOW).code(204).send()
   })
 }
 
@@ -116,7 +109,7 @@ function sendStored (request: FastifyRequest, reply: FastifyReply, stored: Store
 
 function sendWrite (request: FastifyRequest, reply: FastifyReply, result: WriteResult) {
   setRecordHeaders(reply, result)
-  if (result.created) reply.code(201).header('Location', request.url.split('?', 1)[0])
+  if (result.created) reply.code(201).header('Location', locationOf(request))
   if (result.json === undefined) {
     if (prefersMinimal(request)) reply.header('Preference-Applied', 'return=minimal')
     return reply.send()

@@ -3,8 +3,13 @@
  * documents the route. Documents themselves are any JSON and are never validated here.
  */
 
+import { CONDITION_HEADER_PATTERN } from '../http/conditional.js'
+
 /** A JSON Pointer (RFC 6901): empty, or "/" tokens in which "~" only escapes "0" or "1". */
 export const jsonPointerSchema = { type: 'string', pattern: '^(/([^~]|~[01])*)*$', maxLength: 4096 } as const
+
+/** The same pointer as URL path segments after `/docs/{key}/`, percent-decoded: without its first "/". */
+export const pathPointerSchema = { type: 'string', pattern: '^([^~]|~[01])*$' } as const
 
 const anyJson = {}
 const arrayIndex = { type: 'integer', minimum: -2147483648, maximum: 2147483647 } as const
@@ -17,8 +22,12 @@ export const MAX_OPERATIONS = 100
 export const MAX_PATCH_OPERATIONS = 1000
 export const MAX_BATCH_ITEMS = 1000
 
+/** `incr` -> IncrOperation: the `$id` of a named schema, referenced wherever it is used. */
+const schemaName = (op: string, suffix: string) => op[0]!.toUpperCase() + op.slice(1) + suffix
+
 function operation (op: string, properties: Record<string, unknown>, required: string[], description: string) {
   return {
+    $id: schemaName(op, 'Operation'),
     type: 'object',
     description,
     properties: { op: { const: op }, ...at, ...properties },
@@ -27,27 +36,29 @@ function operation (op: string, properties: Record<string, unknown>, required: s
   }
 }
 
+const operationSchemas = [
+  operation('incr', { by: { type: 'number' } }, ['by'], 'Adds `by` to a number (JSON.NUMINCRBY); result: the new number'),
+  operation('mult', { by: { type: 'number' } }, ['by'], 'Multiplies a number by `by` (JSON.NUMMULTBY); result: the new number'),
+  operation('append', { value: { type: 'string' } }, ['value'], 'Appends to a string (JSON.STRAPPEND); result: the new length'),
+  operation('push', { values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } }, ['values'],
+    'Appends values to an array (JSON.ARRAPPEND); result: the new length'),
+  operation('insert', { index: arrayIndex, values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } },
+    ['index', 'values'], 'Inserts values before `index`, negative from the end (JSON.ARRINSERT); result: the new length'),
+  operation('pop', { index: arrayIndex }, [], 'Removes and returns the element at `index` (default -1, the last) (JSON.ARRPOP)'),
+  operation('trim', { start: arrayIndex, stop: arrayIndex }, ['start', 'stop'],
+    'Keeps elements `start` to `stop` inclusive (JSON.ARRTRIM); result: the new length'),
+  operation('indexOf', { value: anyJson, start: arrayIndex, stop: arrayIndex }, ['value'],
+    'First index of a scalar `value`, or -1 (JSON.ARRINDEX)'),
+  operation('toggle', {}, [], 'Flips a boolean (JSON.TOGGLE); result: the new value'),
+  operation('clear', {}, [], 'Empties an array or object, or sets a number to 0 (JSON.CLEAR); result: the new value')
+]
+
 /** One operation of POST /docs/{key}/{pointer}. */
 export const operationSchema = {
   type: 'object',
   discriminator: { propertyName: 'op' },
   required: ['op'],
-  oneOf: [
-    operation('incr', { by: { type: 'number' } }, ['by'], 'Adds `by` to a number (JSON.NUMINCRBY); result: the new number'),
-    operation('mult', { by: { type: 'number' } }, ['by'], 'Multiplies a number by `by` (JSON.NUMMULTBY); result: the new number'),
-    operation('append', { value: { type: 'string' } }, ['value'], 'Appends to a string (JSON.STRAPPEND); result: the new length'),
-    operation('push', { values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } }, ['values'],
-      'Appends values to an array (JSON.ARRAPPEND); result: the new length'),
-    operation('insert', { index: arrayIndex, values: { type: 'array', minItems: 1, maxItems: 1000, items: anyJson } },
-      ['index', 'values'], 'Inserts values before `index`, negative from the end (JSON.ARRINSERT); result: the new length'),
-    operation('pop', { index: arrayIndex }, [], 'Removes and returns the element at `index` (default -1, the last) (JSON.ARRPOP)'),
-    operation('trim', { start: arrayIndex, stop: arrayIndex }, ['start', 'stop'],
-      'Keeps elements `start` to `stop` inclusive (JSON.ARRTRIM); result: the new length'),
-    operation('indexOf', { value: anyJson, start: arrayIndex, stop: arrayIndex }, ['value'],
-      'First index of a scalar `value`, or -1 (JSON.ARRINDEX)'),
-    operation('toggle', {}, [], 'Flips a boolean (JSON.TOGGLE); result: the new value'),
-    operation('clear', {}, [], 'Empties an array or object, or sets a number to 0 (JSON.CLEAR); result: the new value')
-  ]
+  oneOf: operationSchemas.map((schema) => ({ $ref: `${schema.$id}#` }))
 } as const
 
 export const operationsBodySchema = {
@@ -61,8 +72,17 @@ function patchOperation (op: string, required: string[]) {
   const properties: Record<string, unknown> = { op: { const: op }, path: jsonPointerSchema }
   if (required.includes('from')) properties.from = jsonPointerSchema
   if (required.includes('value')) properties.value = anyJson
-  return { type: 'object', properties, required: ['op', 'path', ...required] }
+  return { $id: schemaName(op, 'PatchOperation'), type: 'object', properties, required: ['op', 'path', ...required] }
 }
+
+const patchOperationSchemas = [
+  patchOperation('add', ['value']),
+  patchOperation('remove', []),
+  patchOperation('replace', ['value']),
+  patchOperation('move', ['from']),
+  patchOperation('copy', ['from']),
+  patchOperation('test', ['value'])
+]
 
 /** A JSON Patch document (RFC 6902). */
 export const jsonPatchSchema = {
@@ -72,19 +92,24 @@ export const jsonPatchSchema = {
     type: 'object',
     discriminator: { propertyName: 'op' },
     required: ['op', 'path'],
-    oneOf: [
-      patchOperation('add', ['value']),
-      patchOperation('remove', []),
-      patchOperation('replace', ['value']),
-      patchOperation('move', ['from']),
-      patchOperation('copy', ['from']),
-      patchOperation('test', ['value'])
-    ]
+    oneOf: patchOperationSchemas.map((schema) => ({ $ref: `${schema.$id}#` }))
   }
 } as const
 
-const keySchema = { type: 'string', minLength: 1 } as const
-const entityTagList = { type: 'string', description: 'As the If-Match / If-None-Match header' } as const
+/** Schemas with an `$id`, for the validators, the serializers and the OpenAPI components alike. */
+export const sharedSchemas: ReadonlyArray<{ $id: string }> = [...operationSchemas, ...patchOperationSchemas]
+
+/**
+ * A document key (in a URL path, once percent-decoded): no control characters, at most 1024 characters
+ * (the pointer module also bounds its UTF-8 bytes, which JSON Schema cannot count).
+ */
+const keySchema = { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' } as const
+
+export const keyParamSchema = {
+  ...keySchema,
+  description: 'The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F)'
+} as const
+const entityTagList = { type: 'string', pattern: CONDITION_HEADER_PATTERN, description: 'As the If-Match / If-None-Match header' } as const
 
 export const batchReadBodySchema = {
   type: 'object',

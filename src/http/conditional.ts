@@ -10,6 +10,12 @@ export function etagOf (version: string): string {
 }
 
 const ENTITY_TAG_LIST = /^\s*(?:(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"\s*(?:,\s*|$))+$/
+
+/**
+ * What an If-Match or If-None-Match header may hold, as a JSON Schema pattern ("*" or a list of
+ * entity-tags), written for any regular expression engine: schema validators and API fuzzers alike.
+ */
+export const CONDITION_HEADER_PATTERN = String.raw`^\s*(\*|(W/)?"[!#-~\x80-\xff]*"(\s*,\s*(W/)?"[!#-~\x80-\xff]*")*)\s*$`
 const ENTITY_TAG = /(W\/)?"([^"]*)"/g
 const VERSION = /^\d+$/
 

@@ -26,7 +26,11 @@ interface ValidationIssue { instancePath: string, message?: string }
 /** The problem type of any error the service may meet. */
 export function problemCodeOf (error: FastifyError): ProblemCode {
   if (isProblemCode(error.code)) return error.code
-  if (error.validation) return 'DOCS_ERR_VALIDATION'
+  // A URL segment or header that misses its schema is malformed (as the pointer and header checks say);
+  // bodies and query strings have their own problem type, with the places listed.
+  if (error.validation) return error.validationContext === 'params' || error.validationContext === 'headers'
+    ? 'DOCS_ERR_BAD_REQUEST'
+    : 'DOCS_ERR_VALIDATION'
   const mapped = frameworkCodes[error.code]
   if (mapped) return mapped
   if (error.statusCode === 413) return 'DOCS_ERR_PAYLOAD_TOO_LARGE'

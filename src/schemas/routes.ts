@@ -4,7 +4,7 @@ import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
 import { checkCollectionName } from './collection.js'
 import { conformanceReport } from './report.js'
-import { collectionParamsSchema, schemaBodySchema } from './route-schemas.js'
+import { deleteSchemaSchema, getSchemaSchema, listSchemasSchema, putSchemaSchema } from './route-schemas.js'
 import { compileDocumentSchema } from './validator.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'
@@ -21,14 +21,14 @@ export default async function schemaRoutes (app: FastifyInstance) {
     return collection
   }
 
-  app.get('/schemas', async (_request, reply) => {
+  app.get('/schemas', { schema: listSchemasSchema }, async (_request, reply) => {
     const collections = await storage.list()
     return reply.type('application/json').send(JSON.stringify({
       collections: collections.map(({ collection, revision }) => ({ collection, etag: etagOf(revision) }))
     }))
   })
 
-  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: { params: collectionParamsSchema } },
+  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: getSchemaSchema },
     async (request, reply) => {
       const collection = collectionOf(request)
       const stored = await storage.get(collection)
@@ -39,7 +39,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     })
 
   app.put<{ Params: CollectionParams }>('/schemas/:collection', {
-    schema: { params: collectionParamsSchema, body: schemaBodySchema },
+    schema: putSchemaSchema,
     preValidation: acceptMediaTypes(SCHEMA_MEDIA_TYPE, 'application/json')
   }, async (request, reply) => {
     const collection = collectionOf(request)
@@ -52,7 +52,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
   })
 
-  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: { params: collectionParamsSchema } },
+  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: deleteSchemaSchema },
     async (request, reply) => {
       const collection = collectionOf(request)
       if (!await storage.remove(collection, conditionsOf(request))) {

@@ -19,6 +19,8 @@ export interface SchemaRules {
   rulesFor (key: string): Promise<WriteRules>
   /** Drops what this instance knows of a key's collection, after a script found it stale. */
   forget (key: string): void
+  /** Whether rules still hold the schema's current revision; when not, forgets them. */
+  confirm (key: string, rules: WriteRules): Promise<boolean>
 }
 
 /** Collections whose rules an instance keeps; the least recently loaded go first. */
@@ -66,6 +68,14 @@ export function createSchemaRules (storage: SchemaStorage, separator: string): S
     forget (key) {
       const collection = collectionOf(key, separator)
       if (collection !== undefined) cache.delete(collection)
+    },
+
+    async confirm (key, rules) {
+      if (rules.collection === undefined) return true
+      const current = await storage.revisionOf(rules.collection)
+      if (current === (rules.guard || undefined)) return true
+      this.forget(key)
+      return false
     }
   }
 }

@@ -77,6 +77,10 @@ export function createSchemaStorage (client: RedisClient, { keyPrefix, timeoutMs
       return text && revision ? { text, revision } : undefined
     },
 
+    async revisionOf (collection: string): Promise<string | undefined> {
+      return await bounded(client.sendCommand<string | null>(['HGET', this.keyOf(collection), 'revision'])) ?? undefined
+    },
+
     /** Every collection with a schema and its revision, by name. */
     async list (): Promise<Array<{ collection: string, revision: string }>> {
       const names = (await bounded(client.sendCommand<string[]>(['SMEMBERS', collectionsKey]))).sort()

@@ -6,7 +6,7 @@ import { InvalidSchemaError, withExtensions } from '../errors.js'
 /** One place where a value breaks its schema: a JSON Pointer into the value, and why. */
 export interface Violation {
   pointer: string
-  message: string
+  detail: string
   keyword: string
   schemaPath: string
 }
@@ -51,7 +51,7 @@ export function compileDocumentSchema (schema: unknown): DocumentValidator {
   try {
     if (!ajv.validateSchema(schema)) {
       throw withExtensions(new InvalidSchemaError('The schema does not conform to the JSON Schema 2020-12 meta-schema'),
-        { errors: violationsOf(ajv.errors ?? []) })
+        { errors: violationsOf(ajv.errors ?? []).map((violation) => ({ in: 'body', ...violation })) })
     }
     validate = ajv.compile(schema)
   } catch (error) {
@@ -64,7 +64,7 @@ export function compileDocumentSchema (schema: unknown): DocumentValidator {
 function violationsOf (errors: readonly ErrorObject[]): Violation[] {
   return errors.slice(0, MAX_VIOLATIONS).map((error) => ({
     pointer: error.instancePath,
-    message: error.message ?? 'is invalid',
+    detail: error.message ?? 'is invalid',
     keyword: error.keyword,
     schemaPath: error.schemaPath
   }))

@@ -87,7 +87,7 @@ describe('an unusable schema', () => {
     const problem = response.json()
     expect(problem).toMatchObject({ code: 'DOCS_ERR_INVALID_SCHEMA', status: 400, type: '/problems/invalid-schema' })
     expect(problem.errors.length).toBeGreaterThan(0)
-    expect(problem.errors[0]).toMatchObject({ pointer: expect.stringMatching(/^\//), message: expect.any(String) })
+    expect(problem.errors[0]).toMatchObject({ pointer: expect.stringMatching(/^\//), detail: expect.any(String) })
     expect((await get(app, `/schemas/${collection}`)).statusCode).toBe(404)
   })
 

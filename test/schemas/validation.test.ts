@@ -42,7 +42,7 @@ async function expectRejected (response: Response, url: string, pointer: string,
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
   const problem = response.json()
   expect(problem).toMatchObject({ code: 'DOCS_ERR_SCHEMA_VIOLATION', type: '/problems/schema-violation', status: 422 })
-  expect(problem.errors).toContainEqual(expect.objectContaining({ pointer, keyword, message: expect.any(String) }))
+  expect(problem.errors).toContainEqual(expect.objectContaining({ pointer, keyword, detail: expect.any(String) }))
   const after = await get(app, url)
   expect(after.json()).toEqual(valid)
   return after
@@ -183,6 +183,17 @@ describe('a schema change', () => {
     expect((await put(other, `${url}/balance`, 2)).statusCode).toBe(422)
 
     expect((await remove(app, `/schemas/${collection}`)).statusCode).toBe(204)
-    expect((await put(other, `${url}/balance`, 'free again')).statusCode).toBe(200)
+    expect((await put(other, url, { free: 'again' })).statusCode).toBe(200)
+    expect((await put(other, `${url}/free`, 'still')).statusCode).toBe(200)
+  })
+
+  it('never rejects a batch item with a schema another instance has since removed', async () => {
+    const other = await buildTestApp({ keyPrefix: app.keyPrefix })
+    const collection = uniqueKey('shared')
+    expect((await put(app, `/schemas/${collection}`, accountSchema)).statusCode).toBe(201)
+    const write = () => send(other, 'POST', '/batch/write', JSON.stringify({ items: [{ key: `${collection}:1`, value: [] }] }))
+    expect((await write()).json().items[0]).toMatchObject({ status: 422 })
+    expect((await remove(app, `/schemas/${collection}`)).statusCode).toBe(204)
+    expect((await write()).json().items[0]).toMatchObject({ status: 201 })
   })
 })

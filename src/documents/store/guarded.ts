@@ -1,7 +1,7 @@
 import { SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../schemas/rules.js'
-import type { DocumentValidator } from '../../schemas/validator.js'
+import type { DocumentValidator, Violation } from '../../schemas/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
 import { call, keysOf, screenDepth, type ScriptReply, type StoreContext } from './context.js'
 
@@ -56,22 +56,25 @@ async function writeOnce ({ context, script, address, head, extra, validation }:
     const preview = await exec('', true)
     if (preview[0] !== 'preview') return preview
     const [, , seenBase, document] = preview as unknown as [string, string, string, string | null]
-    if (document) checkDocument(rules, address.key, document)
+    const violations = document ? violationsOf(rules.validate, document) : undefined
+    if (violations) throw violationError(rules, address.key, violations)
     base = seenBase
   } else if (rules.validate && typeof validation === 'object') {
-    checkDocument(rules, address.key, validation.document)
+    const violations = violationsOf(rules.validate, validation.document)
+    if (violations) {
+      // A rejection must come from the current schema: these rules may predate a change.
+      if (!await context.rules.confirm(address.key, rules)) return ['schemachanged']
+      throw violationError(rules, address.key, violations)
+    }
   }
   return exec(base, false)
 }
 
-/** Throws the 422 of a document its collection's schema rejects. */
-export function checkDocument (rules: WriteRules, key: string, document: string): void {
-  const violations = violationsOf(rules.validate, document)
-  if (violations) {
-    throw withExtensions(
-      new SchemaViolationError(`Document "${key}" would not match the schema of collection "${rules.collection}"`),
-      { collection: rules.collection, errors: violations })
-  }
+/** The 422 of a document its collection's schema rejects. */
+function violationError (rules: WriteRules, key: string, violations: Violation[]) {
+  return withExtensions(
+    new SchemaViolationError(`Document "${key}" would not match the schema of collection "${rules.collection}"`),
+    { collection: rules.collection, errors: violations.map((violation) => ({ in: 'document', ...violation })) })
 }
 
 export function violationsOf (validate: DocumentValidator | undefined, document: string) {

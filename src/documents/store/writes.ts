@@ -153,6 +153,9 @@ export function documentWrites (context: StoreContext) {
       for (let attempt = 0; attempt < MAX_BATCH_ATTEMPTS; attempt++) {
         const rules = await Promise.all(items.map((item) => context.rules.rulesFor(item.key)))
         const violations = items.map((item, index) => violationsOf(rules[index]!.validate, item.json))
+        const confirmed = await Promise.all(items.map((item, index) =>
+          violations[index] ? context.rules.confirm(item.key, rules[index]!) : true))
+        if (confirmed.includes(false)) continue
         const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
         const keys = valid.flatMap(({ item, rules }) => [...keysOf(context, item.key).slice(0, 2), rules.schemaKey])
         const args = [String(valid.length), ...valid.flatMap(({ item, rules }) =>

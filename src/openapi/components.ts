@@ -1,0 +1,152 @@
+import { problemTypePath, problemTypes, type ProblemCode } from '../errors.js'
+import { CONDITION_HEADER_PATTERN } from '../http/conditional.js'
+import { PROBLEM_MEDIA_TYPE } from '../http/problems.js'
+
+/**
+ * Pieces every route description shares: the problem schema and problem responses, generated from the
+ * error registry (a code added there appears here with no other change), and the HTTP headers.
+ */
+
+const codes = Object.keys(problemTypes) as ProblemCode[]
+
+function codesWithStatus (status: number): ProblemCode[] {
+  return codes.filter((code) => problemTypes[code].status === status)
+}
+
+/** One place where a request, a schema or a document departs from the schema it must match. */
+export const validationErrorSchema = {
+  $id: 'ValidationError',
+  type: 'object',
+  properties: {
+    in: {
+      type: 'string',
+      enum: ['body', 'querystring', 'params', 'headers', 'document'],
+      description: 'The part of the request, or `document` for a stored document as a write would leave it'
+    },
+    pointer: { type: 'string', description: 'JSON Pointer into that part (RFC 6901); "" is the whole of it' },
+    detail: { type: 'string' },
+    keyword: { type: 'string', description: 'The JSON Schema keyword that fails (schemas of collections only)' },
+    schemaPath: { type: 'string', description: 'Where that keyword is in the schema (schemas of collections only)' }
+  },
+  required: ['in', 'pointer', 'detail']
+} as const
+
+/** An RFC 9457 problem as the service renders it; extension members are kept (additionalProperties). */
+export const problemSchema = {
+  $id: 'Problem',
+  type: 'object',
+  description: 'An RFC 9457 problem (application/problem+json). Problem types, by code:\n\n' +
+    '| code | status | title | type |\n| --- | --- | --- | --- |\n' +
+    codes.map((code) => `| \`${code}\` | ${problemTypes[code].status} | ${problemTypes[code].title} | \`${problemTypePath(code)}\` |`)
+      .join('\n'),
+  properties: {
+    type: { type: 'string', enum: codes.map(problemTypePath), description: 'The problem type, a path relative to the service' },
+    title: { type: 'string', description: 'The title of the problem type; it never varies' },
+    status: { type: 'integer', enum: [...new Set(codes.map((code) => problemTypes[code].status))] },
+    detail: { type: 'string', description: 'What happened, for people' },
+    code: { type: 'string', enum: codes, description: 'Stable code of the problem type' },
+    errors: {
+      type: 'array',
+      description: 'For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: ' +
+        'where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: ' +
+        'where the document, as the write would leave it, departs from its collection schema',
+      items: { $ref: 'ValidationError#' }
+    },
+    collection: { type: 'string', description: 'For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write' },
+    operation: { type: 'integer', minimum: 0, description: 'Index of the failing operation (JSON Patch, operations)' },
+    path: { type: 'string', description: 'For DOCS_ERR_PATCH_FAILED: the path of the failing JSON Patch operation' },
+    pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' }
+  },
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  additionalProperties: true
+} as const
+
+const problemRef = { $ref: 'Problem#' } as const
+
+/** Headers of answers, by their registered names. */
+export const responseHeaders = {
+  ETag: {
+    type: 'string',
+    pattern: '^"[0-9]+"$',
+    description: 'Strong entity-tag of the document version; changes on every write to the document'
+  },
+  'Expires-In': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds the document has left, when it has a time to live' },
+  Location: { type: 'string', description: 'URL of the value the request created' },
+  Link: { type: 'string', description: 'RFC 8288 link to the next page: `</docs?...>; rel="next"`' },
+  Allow: { type: 'string', description: 'The methods the resource has' },
+  'Preference-Applied': { type: 'string', enum: ['return=minimal'], description: 'RFC 7240: the body was left out as asked' },
+  'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' }
+} as const
+
+type HeaderName = keyof typeof responseHeaders
+
+/** The named response headers. */
+export function headers (...names: HeaderName[]) {
+  return Object.fromEntries(names.map((name) => [name, responseHeaders[name]]))
+}
+
+/** Request headers of conditional requests and preferences, as a fastify `headers` schema. */
+export const requestHeaders = {
+  'If-Match': {
+    type: 'string',
+    pattern: CONDITION_HEADER_PATTERN,
+    description: 'Write only if the document is at one of these versions (`"v"` list), or exists (`*`). 412 otherwise'
+  },
+  'If-None-Match': {
+    type: 'string',
+    pattern: CONDITION_HEADER_PATTERN,
+    description: 'On reads: 304 when the version matches. On PUT: `*` creates only (412 when the document exists)'
+  },
+  Prefer: { type: 'string', description: 'RFC 7240: `return=minimal` answers a write without the stored value' }
+} as const
+
+export function requestHeaderSchema (...names: Array<keyof typeof requestHeaders>) {
+  return { type: 'object', properties: Object.fromEntries(names.map((name) => [name, requestHeaders[name]])) }
+}
+
+function exampleProblem (code: ProblemCode) {
+  const { status, title } = problemTypes[code]
+  return { type: problemTypePath(code), title, status, detail: `An example of ${code}`, code }
+}
+
+/** The response of a problem status, with an example of each problem type of that status. */
+export function problemResponse (status: number) {
+  const matching = codesWithStatus(status)
+  if (matching.length === 0) throw new Error(`No problem type has status ${status}`)
+  return {
+    description: matching.map((code) => problemTypes[code].title).join('; '),
+    ...(status === 503 ? { headers: headers('Retry-After') } : {}),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: {
+        schema: problemRef,
+        examples: Object.fromEntries(matching.map((code) => [code, { summary: problemTypes[code].title, value: exampleProblem(code) }]))
+      }
+    }
+  }
+}
+
+/** Problem responses for these statuses. */
+export function problemResponses (...statuses: number[]) {
+  return Object.fromEntries(statuses.map((status) => [status, problemResponse(status)]))
+}
+
+/** A JSON response: any schema, its headers, a description and examples. */
+export function jsonResponse (description: string, schema: object, options: { headers?: HeaderName[], examples?: Record<string, unknown> } = {}) {
+  return {
+    description,
+    ...(options.headers ? { headers: headers(...options.headers) } : {}),
+    content: {
+      'application/json': {
+        schema,
+        ...(options.examples
+          ? { examples: Object.fromEntries(Object.entries(options.examples).map(([name, value]) => [name, { value }])) }
+          : {})
+      }
+    }
+  }
+}
+
+/** A response without a body. */
+export function emptyResponse (description: string, names: HeaderName[] = []) {
+  return { description, type: 'null', ...(names.length ? { headers: headers(...names) } : {}) }
+}

@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs'
+import swagger, { type SwaggerTransform } from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
+import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** False for routes that never reach Redis, so never answer 503. */
+    usesStorage?: boolean
+  }
+}
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+
+const tags = [
+  { name: 'documents', description: 'A document, and any location inside it by JSON Pointer' },
+  { name: 'operations', description: 'RedisJSON operations on numbers, strings, arrays and booleans' },
+  { name: 'listing', description: 'Document keys by prefix' },
+  { name: 'batch', description: 'Many documents in one request' },
+  { name: 'expiry', description: 'Time to live of documents' },
+  { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
+  { name: 'health', description: 'Liveness for load balancers' },
+  { name: 'openapi', description: 'This description' }
+]
+
+/**
+ * The OpenAPI 3.1 description, generated from the route schemas (one source of truth), and its
+ * interactive reference page. Registered before any route, so that every route registered later is in it.
+ */
+export default fp(async function openapiPlugin (app: FastifyInstance) {
+  app.addSchema(validationErrorSchema)
+  app.addSchema(problemSchema)
+  app.addHook('onRoute', addCommonProblems)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'jsondocs',
+        version,
+        description: 'JSON documents stored in Redis (RedisJSON), read and edited at any depth over HTTP. A location ' +
+          'inside a document is a JSON Pointer (RFC 6901), in the path or in `?pointer=`. Every error is ' +
+          'application/problem+json (RFC 9457).'
+      },
+      servers: [{ url: '/', description: 'This service' }],
+      // The service has no authentication: say so explicitly.
+      security: [],
+      tags
+    },
+    exposeHeadRoutes: true,
+    convertConstToEnum: false,
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
+    transform: describeRoute,
+    transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
+  })
+  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
+}, { name: 'openapi', fastify: '5.x' })
+
+/**
+ * Problems any route may answer, in one place: a malformed request (400), Redis unavailable (503), and
+ * for routes with a body, one too large (413) or of another media type (415).
+ */
+function addCommonProblems (route: RouteOptions): void {
+  const { schema } = route
+  if (!schema || schema.hide) return
+  const statuses = [400, ...(route.config?.usesStorage === false ? [] : [503]), ...(schema.body ? [413, 415] : [])]
+  const response = { ...(schema.response as Record<string, unknown> | undefined) }
+  for (const status of statuses) response[status] ??= problemResponse(status)
+  route.schema = { ...schema, response }
+}
+
+type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & {
+  params?: { properties?: Record<string, unknown> }
+  response?: Record<string, { description?: string, headers?: object }>
+}
+
+function renameWildcard (schema: RouteSchema): RouteSchema {
+  const properties = schema.params?.properties
+  if (!properties || !('*' in properties)) return schema
+  const { '*': pointer, ...others } = properties
+  return { ...schema, params: { ...schema.params, properties: { ...others, pointer } } }
+}
+
+/**
+ * Fastify's wildcard parameter `*` becomes the `{pointer}` template, and HEAD (which fastify derives
+ * from GET) gets its own operationId and answers without bodies.
+ */
+const describeRoute: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
+  const templated = url.endsWith('*') ? url.slice(0, -1) + '{pointer}' : url
+  const schema = routeSchema && renameWildcard(routeSchema as RouteSchema) as typeof routeSchema
+  if (route.method !== 'HEAD' || !schema) return { schema, url: templated }
+  const source = schema as RouteSchema
+  const response = Object.fromEntries(Object.entries(source.response ?? {}).map(([status, answer]) =>
+    [status, { description: answer.description, type: 'null', ...(answer.headers ? { headers: answer.headers } : {}) }]))
+  return {
+    url: templated,
+    schema: {
+      ...source,
+      operationId: source.operationId && headOperationId(source.operationId),
+      summary: source.summary && `${source.summary} (headers only)`,
+      response
+    } as typeof schema
+  }
+}
+
+/** getDocument-head -> headDocument, listDocuments-head -> headListDocuments. */
+function headOperationId (id: string): string {
+  const base = id.replace(/-head$/, '')
+  return base.startsWith('get') ? 'head' + base.slice(3) : 'head' + base[0]!.toUpperCase() + base.slice(1)
+}
