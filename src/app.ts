@@ -23,7 +23,9 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
 
   app.setValidatorCompiler(createValidatorCompiler())
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
-  await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
+  await app.register(redisPlugin, {
+    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries
+  })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
   await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
 

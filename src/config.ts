@@ -19,10 +19,11 @@ export const environmentSchema = {
     BODY_LIMIT: { type: 'integer', minimum: 2, default: 1048576 },
     MAX_DEPTH: { type: 'integer', minimum: 1, maximum: 120, default: 100 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
-    RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 }
+    RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
+    CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
-    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS'],
+    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES'],
   additionalProperties: true
 } as const
 
@@ -40,6 +41,8 @@ export interface AppConfig {
   /** A Redis command slower than this ends the request with 503. */
   redisTimeoutMs: number
   retryAfterSeconds: number
+  /** Replies of reads kept in the client-side cache, invalidated by Redis; 0 turns caching off. */
+  cacheMaxEntries: number
   logLevel: Environment['LOG_LEVEL']
 }
 
@@ -57,6 +60,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     maxDepth: environment.MAX_DEPTH,
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
+    cacheMaxEntries: environment.CACHE_MAX_ENTRIES,
     logLevel: environment.LOG_LEVEL
   }
 }

@@ -1,11 +1,14 @@
 import fp from 'fastify-plugin'
 import { createClient } from 'redis'
+import { BoundedClientSideCache, cacheableReads } from './cache.js'
 import { describeConnection, type RedisConnection } from './connection.js'
 
 export interface RedisPluginOptions {
   connection: RedisConnection
   /** A command unanswered after this many milliseconds fails (and the request with it). */
   commandTimeoutMs: number
+  /** Client-side caching of reads, bounded to this many replies; 0 turns it off. */
+  cacheMaxEntries?: number
 }
 
 /** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
@@ -24,11 +27,13 @@ declare module 'fastify' {
  * A node-redis client that fails fast instead of queueing: while Redis is unreachable, commands are
  * rejected at once (the request ends in 503) and the client keeps reconnecting in the background.
  */
-export function createRedisClient ({ connection, commandTimeoutMs }: RedisPluginOptions) {
+export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntries = 0 }: RedisPluginOptions) {
   let connectedOnce = false
   const client = createClient({
     ...('url' in connection ? { url: connection.url } : {}),
     RESP: 3,
+    modules: { text: cacheableReads },
+    ...(cacheMaxEntries > 0 ? { clientSideCache: new BoundedClientSideCache({ maxEntries: cacheMaxEntries }) } : {}),
     disableOfflineQueue: true,
     commandOptions: { timeout: commandTimeoutMs },
     socket: {

@@ -14,6 +14,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     maxDepth: 100,
     redisTimeoutMs: 2000,
     retryAfterSeconds: 1,
+    cacheMaxEntries: 1000,
     logLevel: 'silent',
     ...overrides
   }

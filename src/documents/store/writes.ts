@@ -8,7 +8,7 @@ import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  call, checkStatus, keysOf, recordOf, screenDepth, type ScriptReply, type StoreContext, type VersionRecord
+  checkStatus, keysOf, recordOf, screenDepth, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 
 /** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
@@ -70,7 +70,8 @@ export function documentWrites (context: StoreContext) {
     screenDepth(address)
     const args = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs),
       ...pointerArgs(address.tokens), ...extra]
-    return call(context, address.key, script.run<ScriptReply>(context.client, keysOf(context, address.key), args))
+    const keys = keysOf(context, address.key)
+    return write(context, address.key, keys.slice(0, 2), script.run<ScriptReply>(context.client, keys, args))
   }
 
   function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
@@ -143,7 +144,7 @@ export function documentWrites (context: StoreContext) {
       const keys = items.flatMap((item) => keysOf(context, item.key).slice(0, 2))
       const args = [String(items.length), ...items.flatMap((item) =>
         [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), item.json])]
-      const replies = await call(context, items[0]!.key,
+      const replies = await write(context, items[0]!.key, keys,
         batchPutScript.run<Array<[BatchPutResult['status'], string | null]>>(context.client, keys, args))
       return replies.map(([status, version], index) => ({
         key: items[index]!.key, status, ...(version ? { version } : {})
