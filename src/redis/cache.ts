@@ -9,9 +9,15 @@ export const MAX_CACHED_LENGTH = 64 * 1024
 
 /**
  * node-redis' client-side cache (RESP3 tracking: Redis invalidates what it changes, a lost connection
- * drops everything), refusing replies longer than MAX_CACHED_LENGTH.
+ * drops everything), refusing replies longer than MAX_CACHED_LENGTH. Tracking is NOLOOP: Redis does
+ * not tell this client about its own writes (every script write would cost a push per key, since
+ * scripts read the keys they write), so whoever writes through this client calls forgetKeys.
  */
 export class BoundedClientSideCache extends BasicClientSideCache {
+  override trackingOn (): string[] {
+    return ['CLIENT', 'TRACKING', 'ON', 'NOLOOP']
+  }
+
   override set (...[cacheKey, entry, keys]: Parameters<BasicClientSideCache['set']>): void {
     const value = 'value' in entry ? entry.value : undefined
     if (typeof value === 'string' && value.length > MAX_CACHED_LENGTH) return this.delete(cacheKey)
@@ -38,9 +44,9 @@ export const cacheableReads = {
 } as const
 
 /**
- * Drops what the cache holds about keys this client just wrote. Redis 7 sends a client the
- * invalidation of its own write after the write's reply, so without this the very next read could
- * still be served the old value.
+ * Drops what the cache holds about keys this client just wrote, once Redis has answered the write.
+ * Redis does not send this client invalidations of its own writes (NOLOOP); even without NOLOOP,
+ * Redis 7 sends them after the write's reply, when the next read may already be served.
  */
 export function forgetKeys (client: RedisClient, keys: readonly string[]): void {
   const cache = client.clientSideCache
