@@ -13,6 +13,7 @@ export const environmentSchema = {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info'
     },
+    LOG_REQUESTS: { type: 'boolean', default: false },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     DATA_DIR: { type: 'string', minLength: 1, default: 'data' },
     KEY_PREFIX: { type: 'string', default: 'jsondocs:' },
@@ -23,7 +24,7 @@ export const environmentSchema = {
     CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
-    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES'],
+    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS'],
   additionalProperties: true
 } as const
 
@@ -44,6 +45,8 @@ export interface AppConfig {
   /** Replies of reads kept in the client-side cache, invalidated by Redis; 0 turns caching off. */
   cacheMaxEntries: number
   logLevel: Environment['LOG_LEVEL']
+  /** An access log: a line when each request arrives and one when it is answered, at level info. */
+  logRequests: boolean
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -61,6 +64,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,
-    logLevel: environment.LOG_LEVEL
+    logLevel: environment.LOG_LEVEL,
+    logRequests: environment.LOG_REQUESTS
   }
 }

@@ -51,7 +51,8 @@ describe('configuration', () => {
     [{ MAX_DEPTH: '500' }, 'MAX_DEPTH'],
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
-    [{ CACHE_MAX_ENTRIES: '-1' }, 'CACHE_MAX_ENTRIES']
+    [{ CACHE_MAX_ENTRIES: '-1' }, 'CACHE_MAX_ENTRIES'],
+    [{ LOG_REQUESTS: 'sometimes' }, 'LOG_REQUESTS']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
@@ -59,7 +60,7 @@ describe('configuration', () => {
   it('has working defaults', () => {
     expect(loadEnvironment({})).toMatchObject({
       HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
-      CACHE_MAX_ENTRIES: 1000
+      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false
     })
   })
 })

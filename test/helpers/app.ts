@@ -16,6 +16,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     retryAfterSeconds: 1,
     cacheMaxEntries: 1000,
     logLevel: 'silent',
+    logRequests: false,
     ...overrides
   }
 }
