@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { AppConfig } from './config.js'
 import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
@@ -26,6 +26,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     routerOptions: { maxParamLength: 16 * 1024 },
     // Room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded).
     http: { maxHeaderSize: 64 * 1024 },
+    logController: new LogController({ disableRequestLogging: !config.logRequests }),
     bodyLimit: config.bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
@@ -36,7 +37,9 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   for (const schema of sharedSchemas) app.addSchema(schema)
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(openapiPlugin)
-  await app.register(redisPlugin, { connection: config.redis, commandTimeoutMs: config.redisTimeoutMs })
+  await app.register(redisPlugin, {
+    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries
+  })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
   await app.register(schemasPlugin, {
     keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs

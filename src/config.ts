@@ -13,6 +13,7 @@ export const environmentSchema = {
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
       default: 'info'
     },
+    LOG_REQUESTS: { type: 'boolean', default: false },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     DATA_DIR: { type: 'string', minLength: 1, default: 'data' },
     KEY_PREFIX: { type: 'string', default: 'jsondocs:' },
@@ -20,10 +21,11 @@ export const environmentSchema = {
     BODY_LIMIT: { type: 'integer', minimum: 2, default: 1048576 },
     MAX_DEPTH: { type: 'integer', minimum: 1, maximum: 120, default: 100 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
-    RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 }
+    RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
+    CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
-    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS'],
+    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS'],
   additionalProperties: true
 } as const
 
@@ -43,7 +45,11 @@ export interface AppConfig {
   /** A Redis command slower than this ends the request with 503. */
   redisTimeoutMs: number
   retryAfterSeconds: number
+  /** Replies of reads kept in the client-side cache, invalidated by Redis; 0 turns caching off. */
+  cacheMaxEntries: number
   logLevel: Environment['LOG_LEVEL']
+  /** An access log: a line when each request arrives and one when it is answered, at level info. */
+  logRequests: boolean
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -61,6 +67,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     maxDepth: environment.MAX_DEPTH,
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
-    logLevel: environment.LOG_LEVEL
+    cacheMaxEntries: environment.CACHE_MAX_ENTRIES,
+    logLevel: environment.LOG_LEVEL,
+    logRequests: environment.LOG_REQUESTS
   }
 }

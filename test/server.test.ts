@@ -50,14 +50,17 @@ describe('configuration', () => {
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
     [{ MAX_DEPTH: '500' }, 'MAX_DEPTH'],
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT'],
-    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL']
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ CACHE_MAX_ENTRIES: '-1' }, 'CACHE_MAX_ENTRIES'],
+    [{ LOG_REQUESTS: 'sometimes' }, 'LOG_REQUESTS']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
 
   it('has working defaults', () => {
     expect(loadEnvironment({})).toMatchObject({
-      HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data'
+      HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
+      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false
     })
   })
 })

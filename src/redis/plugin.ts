@@ -1,16 +1,21 @@
 import fp from 'fastify-plugin'
 import { createClient } from 'redis'
+import { BoundedClientSideCache, cacheableReads } from './cache.js'
 import { describeConnection, type RedisConnection } from './connection.js'
 
 export interface RedisPluginOptions {
   connection: RedisConnection
-  /** A command unanswered after this many milliseconds fails (and the request with it). */
+  /** Longest wait for a connection to Redis; calls are bounded by the store's deadline. */
   commandTimeoutMs: number
+  /** Client-side caching of reads, bounded to this many replies; 0 turns it off. */
+  cacheMaxEntries?: number
 }
 
 /** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
 const STARTUP_ATTEMPTS = 5
 const MAX_RECONNECT_DELAY_MS = 1000
+/** Commands queued or awaiting replies before new ones fail: bounds memory while Redis stalls. */
+const MAX_QUEUED_COMMANDS = 100_000
 
 export type RedisClient = ReturnType<typeof createRedisClient>
 
@@ -23,14 +28,19 @@ declare module 'fastify' {
 /**
  * A node-redis client that fails fast instead of queueing: while Redis is unreachable, commands are
  * rejected at once (the request ends in 503) and the client keeps reconnecting in the background.
+ * Commands carry no node-redis timeout (its default is 5 s): it only covers the wait before a command
+ * is written, costs an AbortSignal and a timer per command, and the store's deadline bounds every call.
  */
-export function createRedisClient ({ connection, commandTimeoutMs }: RedisPluginOptions) {
+export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntries = 0 }: RedisPluginOptions) {
   let connectedOnce = false
   const client = createClient({
     ...('url' in connection ? { url: connection.url } : {}),
     RESP: 3,
+    modules: { text: cacheableReads },
+    ...(cacheMaxEntries > 0 ? { clientSideCache: new BoundedClientSideCache({ maxEntries: cacheMaxEntries }) } : {}),
     disableOfflineQueue: true,
-    commandOptions: { timeout: commandTimeoutMs },
+    commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
+    commandOptions: { timeout: 0 },
     socket: {
       ...('socketPath' in connection ? { path: connection.socketPath } : {}),
       connectTimeout: commandTimeoutMs,

@@ -15,7 +15,9 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     maxDepth: 100,
     redisTimeoutMs: 2000,
     retryAfterSeconds: 1,
+    cacheMaxEntries: 1000,
     logLevel: 'silent',
+    logRequests: false,
     ...overrides
   }
 }

@@ -58,7 +58,11 @@ describe('validated writes under concurrency', () => {
     const observed: unknown[] = []
     let writing = true
     const reader = (async () => {
-      while (writing) observed.push((await get(app, url)).json())
+      while (writing) {
+        observed.push((await get(app, url)).json())
+        // A cached read never waits for I/O: let the writers' replies in.
+        await new Promise((resolve) => setImmediate(resolve))
+      }
     })()
     const outcomes = (await Promise.all(Array.from({ length: WRITERS }, (_, number) => writer(url, number)))).flat()
     writing = false

@@ -123,15 +123,18 @@ local function namedMember(key, loc)
   return text, list, nil
 end
 
--- The text of the value at a location, or nil when there is none.
+-- The text of the value at a location, or nil when there is none (a '$' path matching nothing
+-- answers '[]', never a value).
 local function getAt(key, loc)
   if loc.named then
     local text, list, i = namedMember(key, loc)
     if not i then return nil end
     return string.sub(text, list[i].value, list[i].to - 1)
   end
-  if loc.path == nil or typeAt(key, loc.path) == nil then return nil end
-  return valueAt(key, loc.path)
+  if loc.path == nil then return nil end
+  local matches = redis.call('JSON.GET', key, loc.path)
+  if not matches or matches == '[]' then return nil end
+  return unwrap(matches)
 end
 
 local function present(key, loc)
@@ -167,8 +170,15 @@ local function deleteAt(key, loc)
   return redis.call('JSON.SET', key, loc.parent, text)
 end
 
+-- Version records as read or last written by this script, so each is read from Redis once.
+local records = {}
+
 local function versionRecord(verKey)
-  local record = redis.call('GET', verKey)
+  local record = records[verKey]
+  if record == nil then
+    record = redis.call('GET', verKey)
+    records[verKey] = record
+  end
   if not record then return '0', nil end
   local version, expires = string.match(record, '^(%d+):?(%d*)$')
   if not version then return '0', nil end
@@ -196,6 +206,7 @@ local function writeRecord(verKey, version, expires)
   local record = version
   if expires then record = version .. ':' .. expires end
   redis.call('SET', verKey, record, 'KEEPTTL')
+  records[verKey] = record
 end
 
 -- Versions grow with the clock, so a document deleted and created again never repeats an ETag.

@@ -57,6 +57,7 @@ if k ~= 'json' then return { k or 'notfound' } end
 if #tokens == 0 then
   if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
   redis.call('DEL', doc, ver)
+  records[ver] = false
   return { 'ok', false, false, false }
 end
 local loc = locate(doc, tokens)

@@ -2,6 +2,7 @@ import { ErrorReply } from 'redis'
 import {
   NotFoundError, PreconditionFailedError, RedisUnavailableError, WrongTypeError
 } from '../../errors.js'
+import { forgetKeys } from '../../redis/cache.js'
 import { withDeadline } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
 import type { SchemaRules } from '../../schemas/rules.js'
@@ -44,6 +45,14 @@ export function keysOf (context: StoreContext, key: string): string[] {
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
 export function call<T> (context: StoreContext, key: string, work: Promise<T>): Promise<T> {
   return withDeadline(work, context.timeoutMs).catch(translateRedisError(key))
+}
+
+/**
+ * A write bounded like call. Once Redis answers, the client-side cache forgets the keys written, so
+ * the next read sees the write even before Redis' own invalidation arrives.
+ */
+export function write<T> (context: StoreContext, key: string, written: readonly string[], work: Promise<T>): Promise<T> {
+  return call(context, key, work.finally(() => forgetKeys(context.client, written)))
 }
 
 /** Parses "version" or "version:expiresAt"; a document without a record is version 0. */

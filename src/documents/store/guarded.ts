@@ -3,7 +3,7 @@ import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../schemas/rules.js'
 import type { DocumentValidator, Violation } from '../../schemas/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
-import { call, keysOf, screenDepth, type ScriptReply, type StoreContext } from './context.js'
+import { call, keysOf, screenDepth, write, type ScriptReply, type StoreContext } from './context.js'
 
 /**
  * How a write's result is checked against its collection's schema: 'result' previews the write and
@@ -49,8 +49,11 @@ interface GuardedWrite {
 async function writeOnce ({ context, script, address, head, extra, validation }: GuardedWrite,
   rules: WriteRules): Promise<ScriptReply> {
   const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + PREVIEW_SUFFIX]
-  const exec = (base: string, preview: boolean) => call(context, address.key, script.run<ScriptReply>(context.client, keys,
-    [...head, ...pointerArgs(address.tokens), rules.guard, base, preview ? '1' : '0', ...extra]))
+  const exec = (base: string, preview: boolean) => {
+    const reply = script.run<ScriptReply>(context.client, keys,
+      [...head, ...pointerArgs(address.tokens), rules.guard, base, preview ? '1' : '0', ...extra])
+    return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
+  }
   let base = ''
   if (rules.validate && validation === 'result') {
     const preview = await exec('', true)

@@ -1,5 +1,6 @@
 import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
 import { ErrorReply } from 'redis'
+import { forgetKeys } from '../../redis/cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, readScript } from '../scripts/reads.js'
 import {
@@ -43,6 +44,24 @@ export function documentReads (context: StoreContext) {
     return { json: String(reply[2]), ...recordOf(reply[1], reply[3]) }
   }
 
+  /**
+   * A document's version record and JSON.GET at a path, in one round trip, or none when both replies
+   * are cached. The version is read first: racing a write, it can only be older than the value, never
+   * newer, so an If-Match built on it fails safe. A cached document whose record says it has expired
+   * is read again from Redis, which may not have told us yet.
+   */
+  async function readAt (key: string, doc: string, ver: string, path: string): Promise<[VersionRecord, string | null]> {
+    const read = async (): Promise<[VersionRecord, string | null]> => {
+      const [record, value] = await call(context, key, Promise.all([client.get(ver), client.text.jsonGet(doc, path)]))
+      return [parseRecord(record), value]
+    }
+    const first = await read()
+    const { expiresAt } = first[0]
+    if (expiresAt === undefined || expiresAt > Date.now() || !client.clientSideCache) return first
+    forgetKeys(client, [doc, ver])
+    return read()
+  }
+
   return {
     /** The value at an address and the document's version record. */
     async read (address: DocumentAddress): Promise<StoredValue> {
@@ -50,14 +69,9 @@ export function documentReads (context: StoreContext) {
       const [doc, ver] = keysOf(context, address.key) as [string, string]
       const plan = planPath(address.tokens)
       if (!plan.direct) return resolveAndRead(address)
-      // The version is read first: racing a write, it can only be older than the value, never newer,
-      // so an If-Match built on it fails safe.
-      const [record, value] = await call(context, address.key, Promise.all([
-        client.sendCommand<string | null>(['GET', ver]),
-        client.sendCommand<string | null>(['JSON.GET', doc, plan.guess])
-      ]))
+      const [record, value] = await readAt(address.key, doc, ver, plan.guess)
       if (value === null) throw notFound(address)
-      if (value !== '[]') return { json: unwrap(value), ...parseRecord(record) }
+      if (value !== '[]') return { json: unwrap(value), ...record }
       if (!plan.ambiguous) throw notFound(address)
       return resolveAndRead(address)
     },
@@ -65,15 +79,12 @@ export function documentReads (context: StoreContext) {
     /** All matches of a read-only JSONPath in a document, as a JSON array. */
     async query (key: string, jsonPath: string): Promise<StoredValue> {
       const [doc, ver] = keysOf(context, key) as [string, string]
-      const [record, matches] = await call(context, key, Promise.all([
-        client.sendCommand<string | null>(['GET', ver]),
-        client.sendCommand<string | null>(['JSON.GET', doc, jsonPath])
-      ])).catch((error: unknown) => {
+      const [record, matches] = await readAt(key, doc, ver, jsonPath).catch((error: unknown) => {
         if (error instanceof ErrorReply) throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${error.message}`)
         throw error
       })
       if (matches === null) throw notFound({ key, tokens: [] })
-      return { json: matches, ...parseRecord(record) }
+      return { json: matches, ...record }
     },
 
     /** Type, length, member names and memory use of the value at an address. */

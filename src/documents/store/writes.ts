@@ -9,7 +9,7 @@ import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  call, checkStatus, keysOf, recordOf, type ScriptReply, type StoreContext, type VersionRecord
+  checkStatus, keysOf, recordOf, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, violationsOf, type Validation } from './guarded.js'
 
@@ -162,8 +162,8 @@ export function documentWrites (context: StoreContext) {
           [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json])]
         const replies = valid.length === 0
           ? []
-          : await call(context, items[0]!.key, batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(
-            context.client, keys, args))
+          : await write(context, items[0]!.key, valid.flatMap(({ item }) => keysOf(context, item.key).slice(0, 2)),
+            batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(context.client, keys, args))
         if (replies[0] === 'schemachanged') {
           items.forEach((item) => context.rules.forget(item.key))
           continue

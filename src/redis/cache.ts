@@ -1,0 +1,55 @@
+import { BasicClientSideCache, type CommandParser, type RedisArgument } from 'redis'
+import type { RedisClient } from './plugin.js'
+
+/**
+ * Longest reply the cache keeps, in UTF-16 code units. node-redis bounds the cache by entries only,
+ * so this bounds its memory too: at most maxEntries times this (twice that for text outside Latin-1).
+ */
+export const MAX_CACHED_LENGTH = 64 * 1024
+
+/**
+ * node-redis' client-side cache (RESP3 tracking: Redis invalidates what it changes, a lost connection
+ * drops everything), refusing replies longer than MAX_CACHED_LENGTH. Tracking is NOLOOP: Redis does
+ * not tell this client about its own writes (every script write would cost a push per key, since
+ * scripts read the keys they write), so whoever writes through this client calls forgetKeys.
+ */
+export class BoundedClientSideCache extends BasicClientSideCache {
+  override trackingOn (): string[] {
+    return ['CLIENT', 'TRACKING', 'ON', 'NOLOOP']
+  }
+
+  override set (...[cacheKey, entry, keys]: Parameters<BasicClientSideCache['set']>): void {
+    const value = 'value' in entry ? entry.value : undefined
+    if (typeof value === 'string' && value.length > MAX_CACHED_LENGTH) return this.delete(cacheKey)
+    super.set(cacheKey, entry, keys)
+  }
+}
+
+/**
+ * Read commands whose replies node-redis may cache, kept as Redis sends them. node-redis caches only
+ * its typed commands (never raw sendCommand), and its own JSON.GET parses the reply, which would lose
+ * what RedisJSON's text holds (64-bit integers, `1.0`).
+ */
+export const cacheableReads = {
+  /** JSON.GET key path: RedisJSON's serialisation, untouched. */
+  jsonGet: {
+    CACHEABLE: true,
+    parseCommand (parser: CommandParser, key: RedisArgument, path: RedisArgument) {
+      parser.push('JSON.GET')
+      parser.pushKey(key)
+      parser.push(path)
+    },
+    transformReply: undefined as unknown as () => string | null
+  }
+} as const
+
+/**
+ * Drops what the cache holds about keys this client just wrote, once Redis has answered the write.
+ * Redis does not send this client invalidations of its own writes (NOLOOP); even without NOLOOP,
+ * Redis 7 sends them after the write's reply, when the next read may already be served.
+ */
+export function forgetKeys (client: RedisClient, keys: readonly string[]): void {
+  const cache = client.clientSideCache
+  if (!cache || cache.size() === 0) return
+  for (const key of keys) cache.invalidate(key)
+}

@@ -1,0 +1,156 @@
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { MAX_CACHED_LENGTH } from '../../src/redis/cache.js'
+import {
+  buildTestApp, connectRedis, get, operate, patch, put, remove, uniqueKey
+} from '../helpers/app.js'
+import { eventually } from '../helpers/local-redis.js'
+
+const app = await buildTestApp({ cacheMaxEntries: 1000 })
+const redis = await connectRedis()
+
+function cacheOf (target: FastifyInstance) {
+  const cache = target.redis.clientSideCache
+  if (!cache) throw new Error('the client-side cache is off')
+  return cache
+}
+
+/** Reads twice, proving the second read came from the cache, and answers the second response. */
+async function cachedRead (target: FastifyInstance, url: string) {
+  await get(target, url)
+  const hits = cacheOf(target).stats().hitCount
+  const response = await get(target, url)
+  expect(cacheOf(target).stats().hitCount).toBeGreaterThanOrEqual(hits + 2)
+  return response
+}
+
+/** Polls a read until accept() holds for its response, within timeoutMs, never waiting longer than a turn. */
+async function readUntil (target: FastifyInstance, url: string, accept: (response: Response) => boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const response = await get(target, url)
+    if (accept(response)) return
+    if (Date.now() > deadline) throw new Error(`still ${response.statusCode} ${response.body} after ${timeoutMs} ms`)
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+type Response = Awaited<ReturnType<typeof get>>
+const answers = (body: string) => (response: Response) => response.statusCode === 200 && response.body === body
+
+describe('reads served from the client-side cache', () => {
+  it('keep RedisJSON\'s text byte for byte, and the document\'s ETag', async () => {
+    const key = uniqueKey()
+    const text = '{"big":18446744073709551615,"neg":-9223372036854775808,"f":1.0,"s":"\\u00e9\\ud83d\\ude00","__proto__":{}}'
+    await app.inject({ method: 'PUT', url: `/docs/${key}`, payload: text, headers: { 'content-type': 'application/json' } })
+    const stored = await redis.sendCommand<string>(['JSON.GET', app.keyPrefix + key])
+    const first = await get(app, `/docs/${key}`)
+    const cached = await cachedRead(app, `/docs/${key}`)
+    expect(cached.body).toBe(stored)
+    expect(cached.headers.etag).toBe(first.headers.etag)
+    expect((await cachedRead(app, `/docs/${key}/big`)).body).toBe('18446744073709551615')
+  })
+
+  it('show a write through the service to the very next read', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { n: 0, tags: ['a'], name: 'x' })
+    for (let round = 1; round <= 20; round++) {
+      const before = (await cachedRead(app, `/docs/${key}`)).headers.etag
+      await cachedRead(app, `/docs/${key}/n`)
+      const written = await operate(app, `/docs/${key}/n`, { op: 'incr', by: 1 })
+      const after = await get(app, `/docs/${key}/n`)
+      expect(after.body).toBe(String(round))
+      expect(after.headers.etag).toBe(written.headers.etag)
+      expect(after.headers.etag).not.toBe(before)
+    }
+    await cachedRead(app, `/docs/${key}/name`)
+    await put(app, `/docs/${key}/name`, 'y')
+    expect((await get(app, `/docs/${key}/name`)).json()).toBe('y')
+    await patch(app, `/docs/${key}`, { name: 'z' })
+    expect((await get(app, `/docs/${key}/name`)).json()).toBe('z')
+    await app.inject({ method: 'POST', url: '/batch/write', payload: { items: [{ key, value: { name: 'batch' } }] } })
+    expect((await get(app, `/docs/${key}/name`)).json()).toBe('batch')
+    await remove(app, `/docs/${key}`)
+    expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+  })
+
+  it('show a write made straight into Redis by another client within 10 ms', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { from: 'service' })
+    await cachedRead(app, `/docs/${key}/from`)
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$.from', '"redis"'])
+    await readUntil(app, `/docs/${key}/from`, answers('"redis"'), 10)
+
+    await cachedRead(app, `/docs/${key}`)
+    await redis.sendCommand(['DEL', app.keyPrefix + key])
+    await readUntil(app, `/docs/${key}`, (response) => response.statusCode === 404, 10)
+  })
+
+  it('never serve a document past the expiry its version record holds', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}?ttl=0.2`, { short: true })
+    await cachedRead(app, `/docs/${key}`)
+    const record = await redis.get(`${app.keyPrefix + key}\u001fversion`)
+    const expiresAt = Number(record?.split(':')[1])
+    expect(expiresAt).toBeGreaterThan(Date.now())
+    await eventually(async () => Date.now() > expiresAt + 1, 5000)
+    expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+  })
+
+  it('are dropped with a lost connection: nothing changed meanwhile is served stale', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { v: 'before' })
+    await cachedRead(app, `/docs/${key}/v`)
+    const id = await app.redis.sendCommand<number>(['CLIENT', 'ID'])
+    expect(await redis.sendCommand(['CLIENT', 'KILL', 'ID', String(id)])).toBe(1)
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$.v', '"while disconnected"'])
+
+    let first: Response | undefined
+    await eventually(async () => {
+      first = await get(app, `/docs/${key}/v`)
+      return first.statusCode !== 503
+    })
+    expect(first?.statusCode).toBe(200)
+    expect(first?.json()).toBe('while disconnected')
+    expect(await app.redis.sendCommand<number>(['CLIENT', 'ID'])).not.toBe(id)
+
+    const tracked = await cachedRead(app, `/docs/${key}/v`)
+    expect(tracked.json()).toBe('while disconnected')
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$.v', '"after reconnecting"'])
+    await readUntil(app, `/docs/${key}/v`, answers('"after reconnecting"'), 10)
+  })
+})
+
+describe('the cache bound', () => {
+  it('holds at CACHE_MAX_ENTRIES replies, and reads beyond it stay correct', async () => {
+    const small = await buildTestApp({ cacheMaxEntries: 4 })
+    const keys = Array.from({ length: 10 }, () => uniqueKey())
+    for (const [index, key] of keys.entries()) await put(small, `/docs/${key}`, { index })
+    for (let round = 0; round < 2; round++) {
+      for (const [index, key] of keys.entries()) {
+        expect((await get(small, `/docs/${key}/index`)).json()).toBe(index)
+        expect(cacheOf(small).size()).toBeLessThanOrEqual(4)
+      }
+    }
+    expect(cacheOf(small).stats().evictionCount).toBeGreaterThan(0)
+  })
+
+  it('leaves replies longer than MAX_CACHED_LENGTH uncached', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { text: 'x'.repeat(MAX_CACHED_LENGTH), small: 1 })
+    const misses = cacheOf(app).stats().missCount
+    for (let i = 0; i < 3; i++) expect((await get(app, `/docs/${key}`)).json().text).toHaveLength(MAX_CACHED_LENGTH)
+    expect(cacheOf(app).stats().missCount - misses).toBeGreaterThanOrEqual(3)
+    expect((await cachedRead(app, `/docs/${key}/small`)).json()).toBe(1)
+  })
+
+  it('is off with CACHE_MAX_ENTRIES=0', async () => {
+    const uncached = await buildTestApp({ cacheMaxEntries: 0 })
+    const key = uniqueKey()
+    await put(uncached, `/docs/${key}`, { a: 1 })
+    expect(uncached.redis.clientSideCache).toBeUndefined()
+    expect((await get(uncached, `/docs/${key}/a`)).json()).toBe(1)
+    await redis.sendCommand(['JSON.SET', uncached.keyPrefix + key, '$.a', '2'])
+    expect((await get(uncached, `/docs/${key}/a`)).json()).toBe(2)
+  })
+})
