@@ -1,3 +1,4 @@
+import { ErrorReply } from 'redis'
 import { RedisUnavailableError } from '../errors.js'
 
 /**
@@ -11,4 +12,15 @@ export function withDeadline<T> (work: Promise<T>, timeoutMs: number): Promise<T
     timer = setTimeout(() => reject(new RedisUnavailableError(`no answer within ${timeoutMs} ms`)), timeoutMs)
   })
   return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * A Redis call bounded by withDeadline, where anything but Redis' own error reply (a lost connection,
+ * a client that gave up) becomes RedisUnavailableError, the 503. Error replies are left to the caller.
+ */
+export function redisCall<T> (work: Promise<T>, timeoutMs: number): Promise<T> {
+  return withDeadline(work, timeoutMs).catch((error: unknown) => {
+    if (error instanceof RedisUnavailableError || error instanceof ErrorReply) throw error
+    throw new RedisUnavailableError((error as Error).message ?? String(error))
+  })
 }

@@ -16,6 +16,8 @@ export interface WriteRules {
 }
 
 export interface SchemaRules {
+  /** The rules of a key outside any collection, and of writes no schema can concern. */
+  readonly unguarded: WriteRules
   rulesFor (key: string): Promise<WriteRules>
   /** Drops what this instance knows of a key's collection, after a script found it stale. */
   forget (key: string): void
@@ -47,6 +49,8 @@ export function createSchemaRules (storage: SchemaStorage, separator: string): S
   }
 
   return {
+    unguarded,
+
     rulesFor (key) {
       const collection = collectionOf(key, separator)
       if (collection === undefined) return Promise.resolve(unguarded)

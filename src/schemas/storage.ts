@@ -1,8 +1,7 @@
 import { PreconditionFailedError } from '../errors.js'
-import { withDeadline } from '../redis/deadline.js'
-import type { RedisClient } from '../redis/plugin.js'
+import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
-import { RedisUnavailableError } from '../errors.js'
+import type { RedisClient } from '../redis/plugin.js'
 
 export interface SchemaStorageOptions {
   keyPrefix: string
@@ -60,10 +59,7 @@ return { 'ok' }
 /** Where collection schemas live in Redis, shared by every instance of the service. */
 export function createSchemaStorage (client: RedisClient, { keyPrefix, timeoutMs }: SchemaStorageOptions) {
   const collectionsKey = keyPrefix + COLLECTIONS_SUFFIX
-  const bounded = <T>(work: Promise<T>) => withDeadline(work, timeoutMs).catch((error: unknown) => {
-    if (error instanceof RedisUnavailableError) throw error
-    throw new RedisUnavailableError((error as Error).message ?? String(error))
-  })
+  const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
 
   return {
     /** The Redis key of a collection's schema; writes check its revision inside their scripts. */

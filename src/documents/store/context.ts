@@ -1,9 +1,9 @@
 import { ErrorReply } from 'redis'
 import {
-  NotFoundError, PreconditionFailedError, RedisUnavailableError, WrongTypeError
+  NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
 import { forgetKeys } from '../../redis/cache.js'
-import { withDeadline } from '../../redis/deadline.js'
+import { redisCall } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
 import type { SchemaRules } from '../../schemas/rules.js'
 import type { KeyedQueue } from './keyed-queue.js'
@@ -44,7 +44,7 @@ export function keysOf (context: StoreContext, key: string): string[] {
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
 export function call<T> (context: StoreContext, key: string, work: Promise<T>): Promise<T> {
-  return withDeadline(work, context.timeoutMs).catch(translateRedisError(key))
+  return redisCall(work, context.timeoutMs).catch(translateRedisError(key))
 }
 
 /**
@@ -99,14 +99,10 @@ export function checkStatus (status: string, address: DocumentAddress): void {
   }
 }
 
-/** Redis errors as domain errors: a wrong-type key is a conflict, anything else about the link is 503. */
+/** Redis error replies as domain errors: a wrong-type key is a conflict. */
 function translateRedisError (key: string) {
   return (error: unknown): never => {
-    if (error instanceof RedisUnavailableError) throw error
-    if (error instanceof ErrorReply) {
-      if (/wrong ?type|wrong Redis type/i.test(error.message)) throw new WrongTypeError(key)
-      throw error
-    }
-    throw new RedisUnavailableError((error as Error).message ?? String(error))
+    if (error instanceof ErrorReply && /wrong ?type|wrong Redis type/i.test(error.message)) throw new WrongTypeError(key)
+    throw error
   }
 }

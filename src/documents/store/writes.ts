@@ -157,12 +157,13 @@ export function documentWrites (context: StoreContext) {
           violations[index] ? context.rules.confirm(item.key, rules[index]!) : true))
         if (confirmed.includes(false)) continue
         const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
-        const keys = valid.flatMap(({ item, rules }) => [...keysOf(context, item.key).slice(0, 2), rules.schemaKey])
+        const documentKeys = valid.map(({ item }) => keysOf(context, item.key).slice(0, 2))
+        const keys = valid.flatMap(({ rules }, index) => [...documentKeys[index]!, rules.schemaKey])
         const args = [String(valid.length), ...valid.flatMap(({ item, rules }) =>
           [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json])]
         const replies = valid.length === 0
           ? []
-          : await write(context, items[0]!.key, valid.flatMap(({ item }) => keysOf(context, item.key).slice(0, 2)),
+          : await write(context, items[0]!.key, documentKeys.flat(),
             batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(context.client, keys, args))
         if (replies[0] === 'schemachanged') {
           items.forEach((item) => context.rules.forget(item.key))
