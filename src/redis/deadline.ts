@@ -1,26 +1,81 @@
 import { ErrorReply } from 'redis'
 import { RedisUnavailableError } from '../errors.js'
 
+interface Pending {
+  expiresAt: number
+  reject: (error: Error) => void
+}
+
+/**
+ * The calls still waiting, in the order they started. Calls sharing a timeout expire in that order too,
+ * so one sweep per timeout finds the expired ones at the front. A per-call timer and promise race cost
+ * more than the rest of a cached read.
+ */
+class DeadlineSweep {
+  readonly #pending = new Set<Pending>()
+  readonly #timeoutMs: number
+  #timer: NodeJS.Timeout | undefined
+
+  constructor (timeoutMs: number) {
+    this.#timeoutMs = timeoutMs
+  }
+
+  bound<T> (work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = { expiresAt: Date.now() + this.#timeoutMs, reject }
+      this.#pending.add(pending)
+      this.#arm()
+      work.then(
+        (value) => { this.#pending.delete(pending); resolve(value) },
+        (error: unknown) => { this.#pending.delete(pending); reject(error) })
+    })
+  }
+
+  /** Sweeps a quarter of the timeout apart while calls wait, so a call fails within 1.25 times it. */
+  #arm (): void {
+    if (this.#timer !== undefined) return
+    this.#timer = setInterval(() => this.#sweep(), Math.max(1, Math.ceil(this.#timeoutMs / 4)))
+    this.#timer.unref()
+  }
+
+  #sweep (): void {
+    const now = Date.now()
+    for (const pending of this.#pending) {
+      if (pending.expiresAt > now) break
+      this.#pending.delete(pending)
+      pending.reject(new RedisUnavailableError(`no answer within ${this.#timeoutMs} ms`))
+    }
+    if (this.#pending.size === 0) {
+      clearInterval(this.#timer)
+      this.#timer = undefined
+    }
+  }
+}
+
+const sweeps = new Map<number, DeadlineSweep>()
+
 /**
  * Bounds a Redis interaction in time. node-redis' own command timeout stops counting once a command is
  * written, so a Redis that stalls (CLIENT PAUSE, a long script, a saturated host) needs this too. The
  * command itself runs on; its late answer is dropped.
  */
 export function withDeadline<T> (work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new RedisUnavailableError(`no answer within ${timeoutMs} ms`)), timeoutMs)
-  })
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer))
+  let sweep = sweeps.get(timeoutMs)
+  if (!sweep) sweeps.set(timeoutMs, sweep = new DeadlineSweep(timeoutMs))
+  return sweep.bound(work)
 }
 
 /**
  * A Redis call bounded by withDeadline, where anything but Redis' own error reply (a lost connection,
- * a client that gave up) becomes RedisUnavailableError, the 503. Error replies are left to the caller.
+ * a client that gave up) becomes RedisUnavailableError, the 503. Error replies go through
+ * translateReply when given, else are left to the caller.
  */
-export function redisCall<T> (work: Promise<T>, timeoutMs: number): Promise<T> {
+export function redisCall<T> (
+  work: Promise<T>, timeoutMs: number, translateReply: (error: ErrorReply) => Error = (error) => error
+): Promise<T> {
   return withDeadline(work, timeoutMs).catch((error: unknown) => {
-    if (error instanceof RedisUnavailableError || error instanceof ErrorReply) throw error
+    if (error instanceof RedisUnavailableError) throw error
+    if (error instanceof ErrorReply) throw translateReply(error)
     throw new RedisUnavailableError((error as Error).message ?? String(error))
   })
 }

@@ -1,4 +1,4 @@
-import { ErrorReply } from 'redis'
+import type { ErrorReply } from 'redis'
 import {
   NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
@@ -44,7 +44,7 @@ export function keysOf (context: StoreContext, key: string): string[] {
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
 export function call<T> (context: StoreContext, key: string, work: Promise<T>): Promise<T> {
-  return redisCall(work, context.timeoutMs).catch(translateRedisError(key))
+  return redisCall(work, context.timeoutMs, (error) => translateRedisError(key, error))
 }
 
 /**
@@ -100,9 +100,6 @@ export function checkStatus (status: string, address: DocumentAddress): void {
 }
 
 /** Redis error replies as domain errors: a wrong-type key is a conflict. */
-function translateRedisError (key: string) {
-  return (error: unknown): never => {
-    if (error instanceof ErrorReply && /wrong ?type|wrong Redis type/i.test(error.message)) throw new WrongTypeError(key)
-    throw error
-  }
+function translateRedisError (key: string, error: ErrorReply): Error {
+  return /wrong ?type|wrong Redis type/i.test(error.message) ? new WrongTypeError(key) : error
 }
