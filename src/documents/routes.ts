@@ -40,6 +40,8 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form) },
     async (request, reply) => {
+      const recalled = store.recall(request.url)
+      if (recalled) return sendStored(request, reply, recalled)
       const address = addressOf(request, URL_PREFIX, true)
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
@@ -47,7 +49,10 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
       }
       const problem = jsonpath === undefined ? undefined : jsonPathProblem(jsonpath)
       if (problem) throw new InvalidJsonPathError(problem)
-      const stored = jsonpath === undefined ? await store.read(address) : await store.query(address.key, jsonpath)
+      // The URL names the answer: what reached here with it once, valid, would again.
+      const stored = jsonpath === undefined
+        ? await store.read(address, request.url)
+        : await store.query(address.key, jsonpath, request.url)
       return sendStored(request, reply, stored)
     })
 

@@ -14,6 +14,14 @@ export const MAX_CACHED_LENGTH = 64 * 1024
  * scripts read the keys they write), so whoever writes through this client calls forgetKeys.
  */
 export class BoundedClientSideCache extends BasicClientSideCache {
+  /** Counts the times the cache dropped everything (a lost connection, a flush): what was derived before is void. */
+  epoch = 0
+
+  override clear (resetStats = true): void {
+    this.epoch++
+    super.clear(resetStats)
+  }
+
   override trackingOn (): string[] {
     return ['CLIENT', 'TRACKING', 'ON', 'NOLOOP']
   }
@@ -23,6 +31,14 @@ export class BoundedClientSideCache extends BasicClientSideCache {
     if (typeof value === 'string' && value.length > MAX_CACHED_LENGTH) return this.delete(cacheKey)
     super.set(cacheKey, entry, keys)
   }
+}
+
+/**
+ * The key node-redis files a command's reply under (its generateCacheKey, which it does not export).
+ * Were an upgrade to change it, derived values would find no replies and never be kept: slower, never stale.
+ */
+export function cacheKeyOf (args: readonly string[]): string {
+  return [...args.map((arg) => arg.length), ...args].join('_')
 }
 
 /**

@@ -1,6 +1,7 @@
 import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
 import { ErrorReply } from 'redis'
-import { forgetKeys } from '../../redis/cache.js'
+import { BoundedClientSideCache, forgetKeys } from '../../redis/cache.js'
+import { DerivedCache } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, readScript } from '../scripts/reads.js'
 import {
@@ -33,8 +34,18 @@ export interface Listing {
 /** SCAN rounds one listing page may take before it answers with what it has. */
 const MAX_SCAN_ROUNDS = 16
 
+/** A version record and a value as Redis answered them, and the record parsed. */
+interface Fetched {
+  recordText: string | null
+  record: VersionRecord
+  value: string | null
+}
+
 export function documentReads (context: StoreContext) {
   const { client } = context
+  const cache = client.clientSideCache
+  /** Whole answers to reads, kept while the cached replies they were built from hold. */
+  const answers = cache instanceof BoundedClientSideCache ? new DerivedCache<StoredValue>(cache, cache.maxEntries) : undefined
 
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
@@ -50,41 +61,69 @@ export function documentReads (context: StoreContext) {
    * newer, so an If-Match built on it fails safe. A cached document whose record says it has expired
    * is read again from Redis, which may not have told us yet.
    */
-  async function readAt (key: string, doc: string, ver: string, path: string): Promise<[VersionRecord, string | null]> {
-    const read = async (): Promise<[VersionRecord, string | null]> => {
-      const [record, value] = await call(context, key, Promise.all([client.get(ver), client.text.jsonGet(doc, path)]))
-      return [parseRecord(record), value]
+  async function readAt (key: string, doc: string, ver: string, path: string): Promise<Fetched> {
+    const read = async (): Promise<Fetched> => {
+      const [recordText, value] = await call(context, key, Promise.all([client.get(ver), client.text.jsonGet(doc, path)]))
+      return { recordText, record: parseRecord(recordText), value }
     }
     const first = await read()
-    const { expiresAt } = first[0]
-    if (expiresAt === undefined || expiresAt > Date.now() || !client.clientSideCache) return first
+    const { expiresAt } = first.record
+    if (expiresAt === undefined || expiresAt > Date.now() || !cache) return first
     forgetKeys(client, [doc, ver])
     return read()
   }
 
+  /** Keeps an answer under a name while the replies it was built from stay cached. */
+  function remember (name: string | undefined, doc: string, ver: string, path: string, fetched: Fetched, answer: StoredValue) {
+    if (name === undefined || !answers) return
+    answers.remember(name, [[['GET', ver], fetched.recordText], [['JSON.GET', doc, path], fetched.value]], answer)
+  }
+
   return {
-    /** The value at an address and the document's version record. */
-    async read (address: DocumentAddress): Promise<StoredValue> {
+    /**
+     * A read answered before under this name (by read or query with rememberAs), when every cached
+     * reply it was built from still holds and the document has not expired; else undefined.
+     */
+    recall (name: string): StoredValue | undefined {
+      const answer = answers?.get(name)
+      if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) return undefined
+      return answer
+    },
+
+    /** Reads recall has answered since the start. */
+    recalledCount (): number {
+      return answers?.hits ?? 0
+    },
+
+    /** The value at an address and the document's version record; with caching on, remembered as rememberAs. */
+    async read (address: DocumentAddress, rememberAs?: string): Promise<StoredValue> {
       screenDepth(address)
       const [doc, ver] = keysOf(context, address.key) as [string, string]
       const plan = planPath(address.tokens)
       if (!plan.direct) return resolveAndRead(address)
-      const [record, value] = await readAt(address.key, doc, ver, plan.guess)
+      const fetched = await readAt(address.key, doc, ver, plan.guess)
+      const { value } = fetched
       if (value === null) throw notFound(address)
-      if (value !== '[]') return { json: unwrap(value), ...record }
+      if (value !== '[]') {
+        const answer = { json: unwrap(value), ...fetched.record }
+        remember(rememberAs, doc, ver, plan.guess, fetched, answer)
+        return answer
+      }
       if (!plan.ambiguous) throw notFound(address)
       return resolveAndRead(address)
     },
 
-    /** All matches of a read-only JSONPath in a document, as a JSON array. */
-    async query (key: string, jsonPath: string): Promise<StoredValue> {
+    /** All matches of a read-only JSONPath in a document, as a JSON array; remembered like read. */
+    async query (key: string, jsonPath: string, rememberAs?: string): Promise<StoredValue> {
       const [doc, ver] = keysOf(context, key) as [string, string]
-      const [record, matches] = await readAt(key, doc, ver, jsonPath).catch((error: unknown) => {
+      const fetched = await readAt(key, doc, ver, jsonPath).catch((error: unknown) => {
         if (error instanceof ErrorReply) throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${error.message}`)
         throw error
       })
-      if (matches === null) throw notFound({ key, tokens: [] })
-      return { json: matches, ...record }
+      if (fetched.value === null) throw notFound({ key, tokens: [] })
+      const answer = { json: fetched.value, ...fetched.record }
+      remember(rememberAs, doc, ver, jsonPath, fetched, answer)
+      return answer
     },
 
     /** Type, length, member names and memory use of the value at an address. */
