@@ -8,7 +8,7 @@ import {
   acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders, ttlMsOf
 } from './request.js'
 import { documentRouteSchemas as schemas, type DocumentForm } from './route-schemas.js'
-import type { StoredValue, WriteOptions, WriteResult } from './store/index.js'
+import type { DocumentStore, StoredValue, WriteOptions, WriteResult } from './store/index.js'
 
 export interface DocumentRoutesOptions {
   maxDepth: number
@@ -38,7 +38,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     ...conditionsOf(request), wantValue: !prefersMinimal(request), ttlMs: ttlMsOf(request.query.ttl)
   })
 
-  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form) },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), onRequest: answerRecalled(store) },
     async (request, reply) => {
       const recalled = store.recall(request.url)
       if (recalled) return sendStored(request, reply, recalled)
@@ -104,6 +104,18 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
   app.options(url, { schema: schemas.options(form), config: { usesStorage: false } }, async (_request, reply) => {
     return reply.header('Allow', ALLOW).code(204).send()
   })
+}
+
+/**
+ * Answers a read the cache holds before fastify validates it: the same URL passed validation when its
+ * answer was remembered. A request with If-None-Match waits for its header to be validated.
+ */
+function answerRecalled (store: DocumentStore) {
+  return function answerRecalledRead (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const recalled = request.headers['if-none-match'] === undefined ? store.recall(request.url) : undefined
+    if (recalled === undefined) return done()
+    sendStored(request, reply, recalled)
+  }
 }
 
 function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {
