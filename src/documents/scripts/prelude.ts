@@ -48,15 +48,28 @@ local function resolve(key, tokens, upto)
   return path
 end
 
+-- A location's parentType, looked up when first asked for.
+local lazyParentType = { __index = function(loc, name)
+  if name ~= 'parentType' then return nil end
+  local parentType = typeAt(loc.key, loc.parent) or false
+  rawset(loc, 'parentType', parentType)
+  return parentType
+end }
+
 -- Where tokens lead: path (nil when an array is addressed by anything but an index, or for a member
 -- no path can express, whose JSON-encoded name is then in 'named'), its parent and the parent's type
--- (nil when missing), and the last token.
+-- (nil or false when missing), and the last token.
 local function locate(key, tokens)
   local n = #tokens
   if n == 0 then return { path = '$' } end
   local parent = resolve(key, tokens, n - 1)
-  local parentType = typeAt(key, parent)
   local last = tokens[n]
+  if last.member ~= '' and not isIndex(last.index) then
+    -- A member step matches members of objects only, so the path needs no parent type: the common
+    -- write (a member that exists) never looks it up.
+    return setmetatable({ key = key, parent = parent, last = last, path = parent .. last.member }, lazyParentType)
+  end
+  local parentType = typeAt(key, parent)
   local loc = { parent = parent, parentType = parentType, last = last }
   if last.member == '' then
     loc.named = last.index
