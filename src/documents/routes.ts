@@ -40,7 +40,8 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), onRequest: answerRecalled(store) },
     async (request, reply) => {
-      const recalled = store.recall(request.url)
+      // answerRecalled left conditional reads to this point, their If-None-Match now validated.
+      const recalled = request.headers['if-none-match'] === undefined ? undefined : store.recall(request.url)
       if (recalled) return sendStored(request, reply, recalled)
       const address = addressOf(request, URL_PREFIX, true)
       const { jsonpath } = request.query
