@@ -4,13 +4,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-work="$(mktemp -d)"
-pid=""
-cleanup() {
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/scripts/lib/service.sh"
 
 cd "$root"
 npm run --silent build
@@ -24,7 +18,7 @@ if [[ -d "$work/node_modules/typescript" || -d "$work/node_modules/vitest" ]]; t
   exit 1
 fi
 
-port="$(node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close() })")"
+port="$(free_port)"
 (cd "$work" && PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn exec node dist/server.js) &
 pid=$!
 

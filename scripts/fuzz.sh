@@ -8,13 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$root/.tools/schemathesis"
 version="4.32.5"
-work="$(mktemp -d)"
-pid=""
-cleanup() {
-  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then kill -TERM "$pid"; wait "$pid" || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source "$root/scripts/lib/service.sh"
 
 if [[ ! -x "$venv/bin/schemathesis" ]] || ! "$venv/bin/schemathesis" --version | grep -q "$version"; then
   echo "fuzz: installing schemathesis $version into .tools/" >&2
@@ -24,7 +18,7 @@ fi
 
 cd "$root"
 bash scripts/provision-redis.sh
-port="$(node -e "const s = require('node:net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close() })")"
+port="$(free_port)"
 PORT="$port" DATA_DIR="$work/data" KEY_PREFIX="fuzz:" LOG_LEVEL=warn node --import tsx src/server.ts &
 pid=$!
 
