@@ -34,9 +34,11 @@ export default async function documentRoutes (app: FastifyInstance, { maxDepth }
 function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number) {
   const store = app.documents
   const url = URL_PATTERNS[form]
-  const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>): WriteOptions => ({
-    ...conditionsOf(request), wantValue: !prefersMinimal(request), ttlMs: ttlMsOf(request.query.ttl)
-  })
+  const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>, wantValue = !prefersMinimal(request)) => {
+    const { ifMatch, ifNoneMatch } = conditionsOf(request)
+    const options: WriteOptions = { ifMatch, ifNoneMatch, wantValue, ttlMs: ttlMsOf(request.query.ttl) }
+    return options
+  }
 
   app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), onRequest: answerRecalled(store) },
     async (request, reply) => {
@@ -88,7 +90,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     const address = addressOf(request, URL_PREFIX)
     const body = jsonBodyOf(request)
     const operations = prepareOperations(body, address.tokens, maxDepth)
-    const outcome = await store.operate(address, operations, { ...writeOptions(request), wantValue: false })
+    const outcome = await store.operate(address, operations, writeOptions(request, false))
     setRecordHeaders(reply, outcome)
     const json = Array.isArray(body.value)
       ? `{"results":[${outcome.results.join(',')}]}`

@@ -62,6 +62,17 @@ export function parseRecord (record: string | null | undefined): VersionRecord {
   return expires ? { version, expiresAt: Number(expires) } : { version }
 }
 
+/**
+ * Adds a version record's fields to target one by one. Hot paths build their results this way: an
+ * object spread of a fresh record made V8 promote every result to the old generation.
+ */
+export function withRecord<T extends object> (target: T, record: VersionRecord): T & VersionRecord {
+  const result = target as T & VersionRecord
+  result.version = record.version
+  if (record.expiresAt !== undefined) result.expiresAt = record.expiresAt
+  return result
+}
+
 /** The version record of a script's reply: its version and, when set, its expiry. */
 export function recordOf (version: unknown, expiresAt: unknown): VersionRecord {
   return expiresAt ? { version: String(version), expiresAt: Number(expiresAt) } : { version: String(version) }

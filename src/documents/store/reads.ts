@@ -5,8 +5,8 @@ import { DerivedCache } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, readScript } from '../scripts/reads.js'
 import {
-  call, checkStatus, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, type ScriptReply, type StoreContext,
-  type VersionRecord
+  call, checkStatus, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, withRecord, type ScriptReply,
+  type StoreContext, type VersionRecord
 } from './context.js'
 
 export interface StoredValue extends VersionRecord {
@@ -52,7 +52,7 @@ export function documentReads (context: StoreContext) {
     const reply = await call(context, address.key, readScript.run<ScriptReply>(client, keysOf(context, address.key),
       ['', '', '1', '', ...pointerArgs(address.tokens)]))
     checkStatus(reply[0], address)
-    return { json: String(reply[2]), ...recordOf(reply[1], reply[3]) }
+    return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
   }
 
   /**
@@ -105,7 +105,7 @@ export function documentReads (context: StoreContext) {
       const { value } = fetched
       if (value === null) throw notFound(address)
       if (value !== '[]') {
-        const answer = { json: unwrap(value), ...fetched.record }
+        const answer = withRecord({ json: unwrap(value) }, fetched.record)
         remember(rememberAs, doc, ver, plan.guess, fetched, answer)
         return answer
       }
@@ -121,7 +121,7 @@ export function documentReads (context: StoreContext) {
         throw error
       })
       if (fetched.value === null) throw notFound({ key, tokens: [] })
-      const answer = { json: fetched.value, ...fetched.record }
+      const answer = withRecord({ json: fetched.value }, fetched.record)
       remember(rememberAs, doc, ver, jsonPath, fetched, answer)
       return answer
     },

@@ -9,7 +9,7 @@ import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  checkStatus, keysOf, recordOf, write, type ScriptReply, type StoreContext, type VersionRecord
+  checkStatus, keysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, violationsOf, type Validation } from './guarded.js'
 
@@ -24,6 +24,11 @@ export interface WriteOptions extends WriteConditions {
   wantValue: boolean
   /** Milliseconds to live from now; 0 removes the expiry; undefined keeps it. */
   ttlMs?: number
+}
+
+/** Options for a write that answers no value. */
+function withoutValue ({ ifMatch, ifNoneMatch }: WriteConditions, ttlMs?: number): WriteOptions {
+  return { ifMatch, ifNoneMatch, wantValue: false, ttlMs }
 }
 
 export interface WriteResult extends Partial<VersionRecord> {
@@ -80,12 +85,11 @@ export function documentWrites (context: StoreContext) {
 
   function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
     checkStatus(status, address)
-    return {
-      created: status === 'created',
-      ...(version ? { version } : {}),
-      ...(typeof value === 'string' ? { json: value } : {}),
-      ...(expiresAt ? { expiresAt: Number(expiresAt) } : {})
-    }
+    const result: WriteResult = { created: status === 'created' }
+    if (version) result.version = version
+    if (typeof value === 'string') result.json = value
+    if (expiresAt) result.expiresAt = Number(expiresAt)
+    return result
   }
 
   return {
@@ -104,7 +108,7 @@ export function documentWrites (context: StoreContext) {
     /** Removes the document, or the value at a location. */
     async remove (address: DocumentAddress, conditions: WriteConditions) {
       const validation = address.tokens.length === 0 ? 'never' : 'result'
-      return resultOf(await run(deleteScript, address, { ...conditions, wantValue: false }, [], validation), address)
+      return resultOf(await run(deleteScript, address, withoutValue(conditions), [], validation), address)
     },
 
     /** Applies a JSON Patch (RFC 6902) at a location: every operation, or none. */
@@ -130,16 +134,16 @@ export function documentWrites (context: StoreContext) {
         operation.name, ...pointerArgs(operation.path), ...operation.args,
         String(operation.values.length), ...operation.values
       ])]
-      const reply = await run(operationsScript, address, { ...options, wantValue: false }, extra)
+      const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra)
       if (reply[0] === 'failed') throw operationFailure(reply, operations, address)
       checkStatus(reply[0], address)
-      return { ...recordOf(reply[1], reply[3]), results: (reply[2] as string[]).map(String) }
+      return withRecord({ results: (reply[2] as string[]).map(String) }, recordOf(reply[1], reply[3]))
     },
 
     /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
     async expiry (key: string, ttlMs: number | undefined, conditions: WriteConditions): Promise<VersionRecord> {
       const address = { key, tokens: [] }
-      const reply = await run(expiryScript, address, { ...conditions, wantValue: false, ttlMs }, [], 'never')
+      const reply = await run(expiryScript, address, withoutValue(conditions, ttlMs), [], 'never')
       checkStatus(reply[0], address)
       return recordOf(reply[1], reply[3])
     },
