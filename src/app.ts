@@ -7,6 +7,7 @@ import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
+import { EarlyAnswers } from './http/early-answers.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
@@ -20,7 +21,9 @@ const REQUEST_TIMEOUT_MS = 30_000
 
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
 export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
+  const earlyAnswers = new EarlyAnswers()
   const app = Fastify({
+    serverFactory: earlyAnswers.serverFactory,
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
@@ -32,6 +35,8 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
+  app.decorate('earlyAnswers', earlyAnswers)
+  app.addHook('preClose', async () => earlyAnswers.remove())
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))
   for (const schema of sharedSchemas) app.addSchema(schema)
@@ -47,7 +52,11 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
 
   await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
-  await app.register(documentRoutes, { maxDepth: config.maxDepth })
+  // Remembered reads are answered before fastify meets them, unless every request is to be logged.
+  await app.register(documentRoutes, {
+    maxDepth: config.maxDepth,
+    ...(config.cacheMaxEntries > 0 && !config.logRequests ? { earlyAnswers } : {})
+  })
   await app.register(collectionRoutes, { maxDepth: config.maxDepth })
   await app.register(schemaRoutes)
   await app.register(openapiRoutes)

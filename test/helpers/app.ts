@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { buildApp } from '../../src/app.js'
@@ -66,6 +67,27 @@ export function operate (app: FastifyInstance, url: string, operations: unknown,
 
 export function get (app: FastifyInstance, url: string, headers: Headers = {}) {
   return app.inject({ method: 'GET', url, headers })
+}
+
+export interface SocketResponse {
+  statusCode: number
+  headers: Record<string, string>
+  body: string
+  /** Parses the body, typed as inject's responses are. */
+  json: LightMyRequestResponse['json']
+}
+
+/**
+ * A request over a real loopback socket, as users send them; the app starts listening on first use.
+ * Unlike inject, it meets the server's early answers.
+ */
+export async function overSocket (app: FastifyInstance, method: 'GET' | 'HEAD', url: string,
+  headers: Headers = {}): Promise<SocketResponse> {
+  if (!app.server.listening) await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  const response = await fetch(`http://127.0.0.1:${port}${url}`, { method, headers })
+  const body = await response.text()
+  return { statusCode: response.status, headers: Object.fromEntries(response.headers), body, json: () => JSON.parse(body) as never }
 }
 
 export function remove (app: FastifyInstance, url: string, headers: Headers = {}) {
