@@ -22,7 +22,7 @@ export interface DocumentRoutesOptions {
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
 const URL_PREFIX = '/docs/'
 const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
-/** The Content-Type fastify sends for reply.type('application/json'). */
+/** The Content-Type of a read's answer, whether the route or the early answer sends it. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
 const JSON_PATCH = 'application/json-patch+json'
@@ -149,7 +149,7 @@ function answerRecalledEarly (store: DocumentStore): EarlyAnswer {
 function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {
   setRecordHeaders(reply, stored)
   if (!noneMatchHolds(request.headers['if-none-match'], stored.version)) return reply.code(304).send()
-  return reply.type('application/json').send(stored.json)
+  return reply.type(JSON_CONTENT_TYPE).send(stored.json)
 }
 
 function sendWrite (request: FastifyRequest, reply: FastifyReply, result: WriteResult) {
