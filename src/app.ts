@@ -52,11 +52,8 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
 
   await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
-  // Remembered reads are answered before fastify meets them, unless every request is to be logged.
-  await app.register(documentRoutes, {
-    maxDepth: config.maxDepth,
-    ...(config.cacheMaxEntries > 0 && !config.logRequests ? { earlyAnswers } : {})
-  })
+  // Plain reads are answered before fastify meets them, unless every request is to be logged.
+  await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
   await app.register(collectionRoutes, { maxDepth: config.maxDepth })
   await app.register(schemaRoutes)
   await app.register(openapiRoutes)

@@ -1,8 +1,10 @@
+import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BadRequestError, InvalidJsonPathError } from '../errors.js'
 import { noneMatchHolds } from '../http/conditional.js'
 import type { EarlyAnswer, EarlyAnswers } from '../http/early-answers.js'
 import { jsonPathProblem } from './jsonpath.js'
+import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
 import { preparePatch } from './json-patch.js'
 import { prepareOperations } from './operations.js'
 import {
@@ -14,13 +16,15 @@ import type { DocumentStore, StoredValue, WriteOptions, WriteResult } from './st
 
 export interface DocumentRoutesOptions {
   maxDepth: number
-  /** Where to answer remembered reads before fastify meets them; leave out to answer them in the route. */
+  /** Where to answer plain reads before fastify meets them; leave out to answer every read in the route. */
   earlyAnswers?: EarlyAnswers
 }
 
 /** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
 const URL_PREFIX = '/docs/'
+/** Longer URLs go to fastify, which bounds every route parameter (maxParamLength). */
+const MAX_EARLY_URL_LENGTH = 8 * 1024
 const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
 /** The Content-Type of a read's answer, whether the route or the early answer sends it. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
@@ -34,11 +38,11 @@ interface WriteQuery { ttl?: number }
  * `/docs/{key}?pointer=`.
  */
 export default async function documentRoutes (app: FastifyInstance, { maxDepth, earlyAnswers }: DocumentRoutesOptions) {
-  for (const form of ['document', 'path'] as const) documentForm(app, form, maxDepth)
-  earlyAnswers?.install(answerRecalledEarly(app.documents))
+  for (const form of ['document', 'path'] as const) documentForm(app, form, maxDepth, earlyAnswers)
+  earlyAnswers?.install(answerReadEarly(app.documents))
 }
 
-function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number) {
+function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number, earlyAnswers?: EarlyAnswers) {
   const store = app.documents
   const url = URL_PATTERNS[form]
   const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>, wantValue = !prefersMinimal(request)) => {
@@ -52,6 +56,9 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
       // answerRecalled left conditional reads to this point, their If-None-Match now validated.
       const recalled = request.headers['if-none-match'] === undefined ? undefined : store.recall(request.url)
       if (recalled) return sendStored(request, reply, recalled)
+      // A plain read that failed early failed with this very read: its error is the answer.
+      const failure = earlyAnswers?.failureOf(request.raw)
+      if (failure !== undefined) throw failure
       const address = addressOf(request, URL_PREFIX, true)
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
@@ -119,7 +126,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 /**
  * Answers a read the cache holds before fastify validates it: the same URL passed validation when its
  * answer was remembered. A request with If-None-Match waits for its header to be validated. Unconditional
- * GETs on a socket meet answerRecalledEarly first; this serves HEAD and injected requests.
+ * GETs on a socket meet answerReadEarly first; this serves HEAD and injected requests.
  */
 function answerRecalled (store: DocumentStore) {
   return function answerRecalledRead (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
@@ -130,20 +137,36 @@ function answerRecalled (store: DocumentStore) {
 }
 
 /**
- * The same answer to a GET on a socket, before fastify builds a request for it: the response the route
- * would send, for a fraction of the cost. Anything else is left to fastify.
+ * The route's answer to a plain GET on a socket (no query, no If-None-Match), before fastify builds a
+ * request for it: from memory when remembered, else from Redis. Any URL the route might refuse, and any
+ * read that fails, goes to fastify, which answers it as it always would.
  */
-function answerRecalledEarly (store: DocumentStore): EarlyAnswer {
-  return function answerRecalledGet (request, response) {
-    if (request.method !== 'GET' || request.url === undefined || request.headers['if-none-match'] !== undefined) return false
-    const recalled = store.recall(request.url)
-    if (recalled === undefined) return false
-    response.writeHead(200, recordHeaders(recalled, {
-      'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(recalled.json)
-    }))
-    response.end(recalled.json)
-    return true
+function answerReadEarly (store: DocumentStore): EarlyAnswer {
+  return function answerGet (request, response) {
+    const url = request.url
+    if (request.method !== 'GET' || url === undefined || request.headers['if-none-match'] !== undefined) return false
+    const recalled = store.recall(url)
+    if (recalled !== undefined) return sendEarly(response, recalled)
+    const address = plainAddressOf(url)
+    if (address === undefined) return false
+    return store.read(address, url).then((stored) => sendEarly(response, stored))
   }
+}
+
+/** The address in a URL of the path form without a query, if it is one the route would read. */
+function plainAddressOf (url: string): DocumentAddress | undefined {
+  if (!url.startsWith(URL_PREFIX) || url.length > MAX_EARLY_URL_LENGTH || /[?#]/.test(url)) return undefined
+  const parsed = parseDocumentAddress(url.slice(URL_PREFIX.length))
+  if ('problem' in parsed || unaddressableToken(parsed.tokens, true) !== undefined) return undefined
+  return parsed
+}
+
+function sendEarly (response: ServerResponse, stored: StoredValue): true {
+  response.writeHead(200, recordHeaders(stored, {
+    'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(stored.json)
+  }))
+  response.end(stored.json)
+  return true
 }
 
 function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {

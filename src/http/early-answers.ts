@@ -7,17 +7,23 @@ declare module 'fastify' {
   }
 }
 
-/** Answers a request from memory and returns true, or returns false and leaves it to fastify. */
-export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse) => boolean
+/**
+ * Answers a request and returns true, or returns false and leaves it to fastify; either at once or, when
+ * the answer needs a round trip, through a promise. A promise that rejects leaves the request to fastify
+ * too, with its error kept for the route (failureOf), which can answer it without trying again.
+ */
+export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>
 
 /**
  * The HTTP server under fastify, with room for one early answer: a function that meets every request
  * on a socket before fastify builds its request and reply, routes and validates it. A plugin installs it
  * once the app can answer; closing the app removes it before fastify stops taking requests. Requests
- * made with `inject` never meet it.
+ * made with `inject` never meet it. Whatever the early answer leaves, even after trying, fastify handles
+ * from the start, so the early answer only ever sends what the route would have sent.
  */
 export class EarlyAnswers {
   #answer: EarlyAnswer | undefined
+  readonly #failures = new WeakMap<IncomingMessage, Error>()
   /** Requests answered early since the start. */
   answered = 0
 
@@ -29,11 +35,26 @@ export class EarlyAnswers {
     this.#answer = undefined
   }
 
+  /** Why the early answer to this request failed, if it tried and failed. */
+  failureOf (request: IncomingMessage): Error | undefined {
+    return this.#failures.get(request)
+  }
+
   /** Fastify's own HTTP/1 server, built from the same options fastify applies to it. */
   readonly serverFactory: FastifyServerFactory = (handler, options) => {
     const server = http.createServer(options['http'] ?? {}, (request, response) => {
-      if (this.#answer?.(request, response) === true) this.answered++
-      else handler(request, response)
+      const answer = this.#answer?.(request, response) ?? false
+      if (answer === true) this.answered++
+      else if (answer === false) handler(request, response)
+      else {
+        answer.then(
+          (answered) => { if (answered) this.answered++; else handler(request, response) },
+          (error: unknown) => {
+            this.#failures.set(request, error instanceof Error ? error : new Error(String(error)))
+            handler(request, response)
+          }
+        )
+      }
     })
     server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout')
     server.requestTimeout = numberOption(options, 'requestTimeout')

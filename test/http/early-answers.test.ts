@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
+import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 import { buildTestApp, overSocket, put, uniqueKey, type SocketResponse } from '../helpers/app.js'
+import { startOwnRedis } from '../helpers/local-redis.js'
 
 const app = await buildTestApp()
 
@@ -74,5 +76,75 @@ describe('early answers: remembered reads served before fastify meets them', () 
     for (let read = 0; read < 3; read++) expect((await overSocket(logged, 'GET', `/docs/${key}`)).body).toBe('{"a":1}')
     expect(logged.documents.recalledCount()).toBe(recalled + 2)
     expect(logged.earlyAnswers.answered).toBe(0)
+  })
+})
+
+/** How many times Redis has run a command since it started. */
+async function callsOf (client: RedisClient, command: string): Promise<number> {
+  const stats = String(await client.sendCommand(['INFO', 'commandstats']))
+  return Number(new RegExp(`cmdstat_${command.toLowerCase()}:calls=(\\d+)`).exec(stats)?.[1] ?? 0)
+}
+
+describe('early answers: plain reads served from Redis before fastify meets them', () => {
+  it('are the response the route sends, with the cache off too', async () => {
+    const uncached = await buildTestApp({ cacheMaxEntries: 0 })
+    const key = uniqueKey()
+    await put(uncached, `/docs/${key}?ttl=100`, { name: 'é\u{1F600}', n: [1, 2.50], '': { 'a/b': null } })
+    for (const url of [`/docs/${key}`, `/docs/${key}/name`, `/docs/${key}/n/1`, `/docs/${key}/`, `/docs/${key}//a~1b`]) {
+      // An If-None-Match that matches nothing takes the read to the route, over a socket as well.
+      const byRoute = await overSocket(uncached, 'GET', url, { 'if-none-match': '"1"' })
+      const answered = uncached.earlyAnswers.answered
+      const early = await overSocket(uncached, 'GET', url)
+      expect(uncached.earlyAnswers.answered).toBe(answered + 1)
+      expect(early.statusCode).toBe(200)
+      expect(early.body).toBe(byRoute.body)
+      expect(lasting(early.headers)).toEqual(lasting(byRoute.headers))
+      expect(Number(early.headers['expires-in'])).toBeGreaterThanOrEqual(99)
+    }
+  })
+
+  it('leave a read that fails to the route, which answers its error without reading again', async () => {
+    const redis = await startOwnRedis()
+    const own = await buildTestApp({ redis: { socketPath: redis.socketPath }, cacheMaxEntries: 0 })
+    const admin = createRedisClient({ connection: { socketPath: redis.socketPath }, commandTimeoutMs: 5000 })
+    await admin.connect()
+    const key = uniqueKey()
+    await put(own, `/docs/${key}`, { a: 1 })
+    const answered = own.earlyAnswers.answered
+    const reads = await callsOf(admin, 'JSON.GET')
+
+    const missing = await overSocket(own, 'GET', `/docs/${key}/b`)
+    expect(await callsOf(admin, 'JSON.GET')).toBe(reads + 1)
+    const byRoute = await own.inject({ method: 'GET', url: `/docs/${key}/b` })
+    expect(missing.statusCode).toBe(404)
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(missing.body).toBe(byRoute.body)
+    expect(own.earlyAnswers.answered).toBe(answered)
+    await admin.close()
+    await own.close()
+    await redis.stop()
+  })
+
+  it('answer 503 once the timeout passes when Redis stalls, not after a second wait', async () => {
+    const redis = await startOwnRedis()
+    const own = await buildTestApp({ redis: { socketPath: redis.socketPath }, redisTimeoutMs: 400, cacheMaxEntries: 0 })
+    const admin = createRedisClient({ connection: { socketPath: redis.socketPath }, commandTimeoutMs: 5000 })
+    await admin.connect()
+    const key = uniqueKey()
+    await put(own, `/docs/${key}`, { a: 1 })
+    await overSocket(own, 'GET', `/docs/${key}`)
+
+    await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL'])
+    const started = Date.now()
+    const stalled = await overSocket(own, 'GET', `/docs/${key}`)
+    const elapsed = Date.now() - started
+    expect(stalled.statusCode).toBe(503)
+    expect(stalled.json()).toMatchObject({ code: 'DOCS_ERR_REDIS_UNAVAILABLE' })
+    // One timeout takes 400 to 500 ms (the sweep's period); reading again in the route would take two.
+    expect(elapsed).toBeGreaterThanOrEqual(399)
+    expect(elapsed).toBeLessThan(780)
+    await admin.close()
+    await own.close()
+    await redis.stop()
   })
 })
