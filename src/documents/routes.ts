@@ -25,6 +25,11 @@ const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', pat
 const URL_PREFIX = '/docs/'
 /** Longer URLs go to fastify, which bounds every route parameter (maxParamLength). */
 const MAX_EARLY_URL_LENGTH = 8 * 1024
+/**
+ * Longer bodies are sent as a Buffer: Node joins a string body to the response head, and writing the
+ * joined string copies it once more on the JavaScript heap, where megabytes bring on full collections.
+ */
+const LARGE_BODY_LENGTH = 16 * 1024
 const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
 /** The Content-Type of a read's answer, whether the route or the early answer sends it. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
@@ -162,10 +167,12 @@ function plainAddressOf (url: string): DocumentAddress | undefined {
 }
 
 function sendEarly (response: ServerResponse, stored: StoredValue): true {
+  const { json } = stored
+  const body = json.length > LARGE_BODY_LENGTH ? Buffer.from(json) : json
   response.writeHead(200, recordHeaders(stored, {
-    'content-type': JSON_CONTENT_TYPE, 'content-length': Buffer.byteLength(stored.json)
+    'content-type': JSON_CONTENT_TYPE, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length
   }))
-  response.end(stored.json)
+  response.end(body)
   return true
 }
 

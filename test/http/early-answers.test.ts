@@ -89,8 +89,11 @@ describe('early answers: plain reads served from Redis before fastify meets them
   it('are the response the route sends, with the cache off too', async () => {
     const uncached = await buildTestApp({ cacheMaxEntries: 0 })
     const key = uniqueKey()
-    await put(uncached, `/docs/${key}?ttl=100`, { name: 'é\u{1F600}', n: [1, 2.50], '': { 'a/b': null } })
-    for (const url of [`/docs/${key}`, `/docs/${key}/name`, `/docs/${key}/n/1`, `/docs/${key}/`, `/docs/${key}//a~1b`]) {
+    // Past 16 Ki characters the body is sent as a Buffer: the long text's bytes must be the same.
+    const long = 'é\u{1F600}x'.repeat(8 * 1024)
+    await put(uncached, `/docs/${key}?ttl=100`, { name: 'é\u{1F600}', n: [1, 2.50], '': { 'a/b': null }, long })
+    for (const url of [`/docs/${key}`, `/docs/${key}/name`, `/docs/${key}/n/1`, `/docs/${key}/`, `/docs/${key}//a~1b`,
+      `/docs/${key}/long`]) {
       // An If-None-Match that matches nothing takes the read to the route, over a socket as well.
       const byRoute = await overSocket(uncached, 'GET', url, { 'if-none-match': '"1"' })
       const answered = uncached.earlyAnswers.answered
@@ -99,8 +102,10 @@ describe('early answers: plain reads served from Redis before fastify meets them
       expect(early.statusCode).toBe(200)
       expect(early.body).toBe(byRoute.body)
       expect(lasting(early.headers)).toEqual(lasting(byRoute.headers))
+      expect(Number(early.headers['content-length'])).toBe(Buffer.byteLength(early.body))
       expect(Number(early.headers['expires-in'])).toBeGreaterThanOrEqual(99)
     }
+    expect((await overSocket(uncached, 'GET', `/docs/${key}/long`)).json()).toBe(long)
   })
 
   it('leave a read that fails to the route, which answers its error without reading again', async () => {
