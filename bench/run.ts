@@ -172,7 +172,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       durationSeconds: options.duration,
       soakSeconds: options.soak,
       only: options.only?.source ?? null,
-      loadGenerator: 'autocannon in the runner process, one request in flight per connection',
+      loadGenerator: 'autocannon in a process of its own per row, one request in flight per connection',
       direct: 'node-redis (RESP3) in the runner process, one client, as many commands in flight as connections'
     },
     rows,

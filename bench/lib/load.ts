@@ -1,6 +1,7 @@
-import autocannon from 'autocannon'
 import hdr from 'hdr-histogram-js'
+import { fork, type ChildProcess } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import type { HttpRequestSpec } from '../scenarios/scenario.js'
 
 /** Latency percentiles in milliseconds: the columns of RedisJSON's published table. */
@@ -35,11 +36,13 @@ export interface LoadOptions {
 }
 
 /** Latencies are recorded in microseconds, for both kinds of load, in the histogram autocannon uses. */
+const HISTOGRAM = { lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 } as const
+
 function newHistogram () {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 })
+  return hdr.build(HISTOGRAM)
 }
 
-function summarize (histogram: ReturnType<typeof newHistogram>): Latency {
+function summarize (histogram: Pick<ReturnType<typeof newHistogram>, 'totalCount' | 'mean' | 'maxValue' | 'getValueAtPercentile'>): Latency {
   const ms = (us: number) => Math.round(us) / 1000
   if (histogram.totalCount === 0) return { mean: 0, p50: 0, p90: 0, p95: 0, p99: 0, p99_5: 0, max: 0 }
   return {
@@ -53,44 +56,48 @@ function summarize (histogram: ReturnType<typeof newHistogram>): Latency {
   }
 }
 
-/** HTTP load with autocannon: `connections` keep-alive connections, one request in flight on each. */
-export async function httpLoad (baseUrl: string, requests: HttpRequestSpec[], options: LoadOptions): Promise<Measurement> {
-  const histogram = newHistogram()
-  const non2xx: Record<string, number> = {}
-  let count = 0
-  const started = performance.now()
-  let finish: (error: unknown, result: autocannon.Result) => void = () => {}
-  const done = new Promise<autocannon.Result>((resolve, reject) => {
-    finish = (error, result) => { if (error) reject(error as Error); else resolve(result) }
-  })
-  const instance = autocannon({
-    url: baseUrl,
-    connections: options.connections,
-    pipelining: 1,
-    duration: options.seconds,
-    maxOverallRequests: options.maxRequests,
-    // autocannon stops at the first sampling tick after the duration: keep the overrun short.
-    sampleInt: Math.min(100, Math.max(10, options.seconds * 250)),
-    timeout: 10,
-    requests: requests.map((request) => ({ ...request }))
-  }, (error, result) => finish(error, result))
-  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-    count++
-    histogram.recordValue(Math.max(1, Math.round(responseTime * 1000)))
-    if (statusCode < 200 || statusCode > 299) non2xx[statusCode] = (non2xx[statusCode] ?? 0) + 1
-  })
-  const result = await done
-  const seconds = (performance.now() - started) / 1000
-  const measurement = {
-    requests: count,
-    seconds,
-    rate: count / seconds,
-    latency: summarize(histogram),
-    errors: result.errors,
-    non2xx
+/**
+ * HTTP load from a process of its own (bench/processes/http-load.mjs, autocannon): start one per row,
+ * run its warm-up and measurement there, then stop it. Latencies come back as an HDR histogram.
+ */
+export class HttpLoadProcess {
+  readonly #child: ChildProcess
+
+  private constructor (child: ChildProcess) {
+    this.#child = child
   }
-  histogram.destroy()
-  return measurement
+
+  static start (): HttpLoadProcess {
+    const script = fileURLToPath(new URL('../processes/http-load.mjs', import.meta.url))
+    return new HttpLoadProcess(fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }))
+  }
+
+  /** One bounded closed-loop phase: `connections` keep-alive connections, one request in flight on each. */
+  run (baseUrl: string, requests: HttpRequestSpec[], options: LoadOptions): Promise<Measurement> {
+    return new Promise((resolve, reject) => {
+      const child = this.#child
+      const onExit = (code: number | null) => reject(new Error(`the load generator exited (${code ?? 'signal'})`))
+      child.once('exit', onExit)
+      child.once('message', (message: PhaseMessage) => {
+        child.off('exit', onExit)
+        if (message.answer === undefined) return reject(new Error(`the load generator failed: ${message.error}`))
+        const { histogram: encoded, ...counts } = message.answer
+        const histogram = hdr.decodeFromCompressedBase64(encoded)
+        resolve({ ...counts, rate: counts.requests / counts.seconds, latency: summarize(histogram) })
+        histogram.destroy()
+      })
+      child.send({ baseUrl, requests, options, histogram: HISTOGRAM })
+    })
+  }
+
+  stop (): void {
+    if (this.#child.connected) this.#child.disconnect()
+  }
+}
+
+interface PhaseMessage {
+  answer?: Omit<Measurement, 'rate' | 'latency'> & { histogram: string }
+  error?: string
 }
 
 /** The minimal client surface the direct loop needs (a connected node-redis client). */

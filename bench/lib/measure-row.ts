@@ -1,5 +1,5 @@
 import type { RowSpec } from '../scenarios/scenario.js'
-import { directLoad, httpLoad, type CommandSender, type LoadOptions, type Measurement } from './load.js'
+import { directLoad, HttpLoadProcess, type CommandSender, type LoadOptions, type Measurement } from './load.js'
 import { cpuMicros, rssMegabytes } from './proc.js'
 import { rssTrend, type RowResult, type RssTrend } from './results.js'
 
@@ -56,18 +56,27 @@ function sampleRss (pid: number, intervalMs: number) {
  * the measurement; then the same for the row's RedisJSON command sent straight to Redis.
  */
 export async function measureRow (row: RowSpec, context: RowContext): Promise<RowResult> {
+  const load = HttpLoadProcess.start()
+  try {
+    return await measureWith(load, row, context)
+  } finally {
+    load.stop()
+  }
+}
+
+async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowContext): Promise<RowResult> {
   const { target } = context
   const connections = row.connections ?? context.connections
   const seconds = row.soak ? context.soak : context.duration
   const failures: string[] = []
 
-  const warm = await httpLoad(target.url, row.requests, bounded(connections, context.warmup))
+  const warm = await load.run(target.url, row.requests, bounded(connections, context.warmup))
   failures.push(...problems('warm-up', warm))
   const rss = row.soak ? sampleRss(target.pid, Math.max(100, (seconds * 1000) / RSS_SAMPLES_PER_SOAK)) : undefined
   const cpuBefore = cpuMicros(target.pid)
   const redisBefore = redisCpu(target)
   const from = Date.now()
-  const measured = await httpLoad(target.url, row.requests, bounded(connections, seconds))
+  const measured = await load.run(target.url, row.requests, bounded(connections, seconds))
   const to = Date.now()
   const cpu = cpuMicros(target.pid) - cpuBefore
   const redisCpuUs = redisCpu(target) - redisBefore
