@@ -9,6 +9,26 @@ const keyParams = { type: 'object', properties: { key: keyParamSchema } } as con
 
 const etag = { type: 'string', pattern: '^"[0-9]+"$' } as const
 
+/** A batch's answer: `items`, one per key in the request's order, each with its key and status. */
+function batchItems (itemProperties: Record<string, unknown>) {
+  return {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { key: { type: 'string' }, ...itemProperties },
+          required: ['key', 'status'],
+          additionalProperties: false
+        }
+      }
+    },
+    required: ['items'],
+    additionalProperties: false
+  }
+}
+
 export const listSchema = {
   operationId: 'listDocuments',
   tags: ['listing'],
@@ -36,28 +56,12 @@ export const batchReadSchema = {
   summary: 'Read the same location in many documents',
   body: { ...batchReadBodySchema, examples: [{ keys: ['user:1', 'user:2'], pointer: '/name' }] },
   response: {
-    200: jsonResponse('One item per key, in order', {
-      type: 'object',
-      properties: {
-        items: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              key: { type: 'string' },
-              status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
-              etag,
-              expiresIn: { type: 'integer', minimum: 0 },
-              value: { description: 'The value at the pointer (status 200)' }
-            },
-            required: ['key', 'status'],
-            additionalProperties: false
-          }
-        }
-      },
-      required: ['items'],
-      additionalProperties: false
-    }, { examples: { two: { items: [{ key: 'user:1', status: 200, etag: '"17"', value: 'Ann' }, { key: 'user:2', status: 404 }] } } }),
+    200: jsonResponse('One item per key, in order', batchItems({
+      status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
+      etag,
+      expiresIn: { type: 'integer', minimum: 0 },
+      value: { description: 'The value at the pointer (status 200)' }
+    }), { examples: { two: { items: [{ key: 'user:1', status: 200, etag: '"17"', value: 'Ann' }, { key: 'user:2', status: 404 }] } } }),
     ...problemResponses(400, 422)
   }
 }
@@ -70,31 +74,15 @@ export const batchWriteSchema = {
     'validation (status 422 with `errors`); a malformed item refuses the whole batch before anything is written.',
   body: { ...batchWriteBodySchema, examples: [{ items: [{ key: 'user:1', value: { name: 'Ann' }, ifNoneMatch: '*' }] }] },
   response: {
-    200: jsonResponse('One status per item, in order', {
-      type: 'object',
-      properties: {
-        items: {
-          type: 'array',
-          items: {
-            type: 'object',
-            properties: {
-              key: { type: 'string' },
-              status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
-              etag,
-              errors: {
-                type: 'array',
-                items: { $ref: 'ValidationError#' },
-                description: 'Status 422: where the item departs from its collection schema'
-              }
-            },
-            required: ['key', 'status'],
-            additionalProperties: false
-          }
-        }
-      },
-      required: ['items'],
-      additionalProperties: false
-    }, { examples: { one: { items: [{ key: 'user:1', status: 201, etag: '"18"' }] } } }),
+    200: jsonResponse('One status per item, in order', batchItems({
+      status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
+      etag,
+      errors: {
+        type: 'array',
+        items: { $ref: 'ValidationError#' },
+        description: 'Status 422: where the item departs from its collection schema'
+      }
+    }), { examples: { one: { items: [{ key: 'user:1', status: 201, etag: '"18"' }] } } }),
     ...problemResponses(400, 422)
   }
 }
