@@ -12,10 +12,11 @@ import { parseOptions, selectRows, type RunOptions } from './lib/options.js'
 import { gcWithin, readGcLog } from './lib/proc.js'
 import { startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
 import type { RowResult, RunResult } from './lib/results.js'
-import { evaluateTargets } from './lib/targets.js'
+import { CEILING_JUDGED_ROWS, evaluateTargets } from './lib/targets.js'
 import { toCsv } from './report/csv.js'
 import { toMarkdown } from './report/markdown.js'
 import { toSvg } from './report/svg.js'
+import { ceiling as ceilingScenario } from './scenarios/ceiling.js'
 import { allScenarios } from './scenarios/index.js'
 import { docPath, type Scenario, type Target } from './scenarios/scenario.js'
 
@@ -28,6 +29,9 @@ interface Running {
   service?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string }
   cached?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string, settings: string }
 }
+
+/** What the ceiling rows ask of the no-op server, also measured right after every row judged against it. */
+const NOOP_REQUESTS = ceilingScenario([16]).rows[0]!.requests
 
 const stoppers: Array<() => Promise<void>> = []
 
@@ -83,8 +87,9 @@ function targetOf (running: Running, target: Target): RowTarget {
 function summaryLine (index: number, total: number, row: RowResult): string {
   const side = (rate: number, p99: number) => `${Math.round(rate).toLocaleString('en-US')}/s p99 ${p99.toFixed(2)} ms`
   const direct = row.direct ? ` | direct ${side(row.direct.rate, row.direct.latency.p99)} | ${row.ratio!.toFixed(2)}x` : ''
+  const ceiling = row.ceiling ? ` | ceiling after ${side(row.ceiling.rate, row.ceiling.latency.p99)}` : ''
   const failed = row.failures.length ? `  FAILED: ${row.failures.join('; ')}` : ''
-  return `[${String(index).padStart(2)}/${total}] ${row.id.padEnd(34)} c=${row.connections} ${side(row.service.rate, row.service.latency.p99)}${direct}${failed}`
+  return `[${String(index).padStart(2)}/${total}] ${row.id.padEnd(34)} c=${row.connections} ${side(row.service.rate, row.service.latency.p99)}${direct}${ceiling}${failed}`
 }
 
 async function run (options: RunOptions): Promise<{ result: RunResult, out: string }> {
@@ -92,6 +97,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   const total = scenarios.reduce((n, scenario) => n + scenario.rows.length, 0)
   if (total === 0) throw new Error('no row matches --only')
   const targets = new Set(scenarios.flatMap((scenario) => scenario.rows.map((row) => row.target)))
+  const judged = scenarios.some((scenario) => scenario.rows.some((row) => CEILING_JUDGED_ROWS.includes(row.id)))
   const startedAt = new Date()
   const machine = describeMachine()
 
@@ -103,7 +109,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   stoppers.push(async () => rmSync(work, { recursive: true, force: true }))
 
   const running: Running = {}
-  if (targets.has('ceiling')) {
+  if (targets.has('ceiling') || judged) {
     const ceiling = await startCeiling(root, options.logLevel)
     stoppers.push(() => ceiling.stop())
     running.ceiling = ceiling
@@ -135,6 +141,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       if (process.stderr.isTTY) process.stderr.write(`[${String(rows.length + 1).padStart(2)}/${total}] ${row.id} ...\r`)
       const result = await measureRow(row, {
         target: targetOf(running, row.target),
+        ...(CEILING_JUDGED_ROWS.includes(row.id) ? { adjacentCeiling: { target: targetOf(running, 'ceiling'), requests: NOOP_REQUESTS } } : {}),
         familyTitle: scenario.title,
         keyPrefix: KEY_PREFIX,
         connections: options.connections,

@@ -1,4 +1,4 @@
-import type { RowSpec } from '../scenarios/scenario.js'
+import type { HttpRequestSpec, RowSpec } from '../scenarios/scenario.js'
 import { directLoad, HttpLoadProcess, type CommandSender, type LoadOptions, type Measurement } from './load.js'
 import { cpuMicros, rssMegabytes } from './proc.js'
 import { rssTrend, type RowResult, type RssTrend } from './results.js'
@@ -13,8 +13,16 @@ export interface RowTarget {
   redisPid?: number
 }
 
+/** A no-op HTTP route to measure right after a row, under the same load of the machine. */
+export interface AdjacentCeiling {
+  target: RowTarget
+  requests: HttpRequestSpec[]
+}
+
 export interface RowContext {
   target: RowTarget
+  /** Given for rows judged against the ceiling: measured after the row's HTTP side, before its direct side. */
+  adjacentCeiling?: AdjacentCeiling
   familyTitle: string
   keyPrefix: string
   connections: number
@@ -53,7 +61,8 @@ function sampleRss (pid: number, intervalMs: number) {
 
 /**
  * Warm-up then measurement over HTTP, with the answering process's CPU time read from /proc around
- * the measurement; then the same for the row's RedisJSON command sent straight to Redis.
+ * the measurement; then, when asked, the same for the no-op ceiling; then the row's RedisJSON command
+ * sent straight to Redis.
  */
 export async function measureRow (row: RowSpec, context: RowContext): Promise<RowResult> {
   const load = HttpLoadProcess.start()
@@ -84,6 +93,18 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
   const trend = rss?.stop()
   failures.push(...problems('service', measured))
   if (measured.requests === 0) failures.push('service: no request answered')
+
+  let ceiling: RowResult['ceiling']
+  if (context.adjacentCeiling) {
+    const { target: noop, requests } = context.adjacentCeiling
+    failures.push(...problems('ceiling warm-up', await load.run(noop.url, requests, bounded(connections, context.warmup))))
+    const noopBefore = cpuMicros(noop.pid)
+    const noopMeasured = await load.run(noop.url, requests, bounded(connections, seconds))
+    const noopCpu = cpuMicros(noop.pid) - noopBefore
+    failures.push(...problems('ceiling', noopMeasured))
+    if (noopMeasured.requests === 0) failures.push('ceiling: no request answered')
+    ceiling = { ...noopMeasured, cpuUsPerRequest: noopMeasured.requests ? noopCpu / noopMeasured.requests : 0 }
+  }
 
   let direct: RowResult['direct']
   if (row.direct && target.redis) {
@@ -122,6 +143,7 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
       from,
       to
     },
+    ...(ceiling ? { ceiling } : {}),
     ...(direct ? { direct, ratio: direct.rate ? measured.rate / direct.rate : 0 } : {}),
     ...(trend ? { rss: trend } : {}),
     failures

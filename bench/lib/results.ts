@@ -36,6 +36,11 @@ export interface RowResult {
   settings: string
   connections: number
   service: ServiceMeasurement
+  /**
+   * The no-op ceiling measured right after this row's HTTP side, for rows judged against the ceiling:
+   * the machine slows under sustained load, so a ceiling measured minutes earlier flatters it.
+   */
+  ceiling?: Measurement & { cpuUsPerRequest: number }
   direct?: Measurement & { title: string, redisCpuUsPerRequest?: number }
   /** service rate / direct rate. */
   ratio?: number

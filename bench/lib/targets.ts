@@ -1,12 +1,17 @@
 import type { RowResult, TargetResult } from './results.js'
 
-/** The ceiling every ratio is taken against: the no-op route at the rows' concurrency, same run. */
+/**
+ * The no-op route at the rows' concurrency, first in the run: the ceiling a row is judged against when
+ * the runner did not measure one right after it.
+ */
 export const CEILING_ROW = 'ceiling/noop-c16'
 /** The same ceiling measured after every other row, to show drift in the machine's load. */
 export const CEILING_AGAIN_ROW = 'ceiling/noop-c16-end'
 /** Small reads and writes: 380 B root and leaf, set leaf, increment. */
 export const SMALL_ROWS = ['object-380b/get-root', 'object-380b/get-sclr', 'object-380b/set-sclr', 'numbers/incr']
 export const CACHED_SMALL_ROWS = ['cached/380b-get-root', 'cached/380b-get-sclr']
+/** Rows judged against the ceiling, which the runner measures again right after each of them. */
+export const CEILING_JUDGED_ROWS = [...SMALL_ROWS, ...CACHED_SMALL_ROWS]
 export const CACHED_LARGE_ROOT = 'cached/40k-get-root'
 export const LEAF_SMALL = 'object-380b/get-sclr'
 export const LEAF_1MB = 'size-sweep/leaf-1mb'
@@ -43,15 +48,16 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
     const rateTarget = `${id}: rate >= ${RATE_OF_CEILING}x ceiling`
     const cpuTarget = `${id}: service CPU/request <= ${CPU_OF_CEILING}x ceiling's`
     const p99Target = `${id}: p99 <= ${P99_MS} ms`
-    if (!row || !ceiling) {
+    const against = row && ceilingFor(row, ceiling)
+    if (!row || !against) {
       results.push(missing(rateTarget, `>= ${RATE_OF_CEILING}`, row ? CEILING_ROW : id))
       results.push(missing(cpuTarget, `<= ${CPU_OF_CEILING}`, row ? CEILING_ROW : id))
     } else {
-      const rate = row.service.rate / ceiling.service.rate
-      results.push(judge(rateTarget, `${fmt(row.service.rate)}/s vs ${fmt(ceiling.service.rate)}/s`, rate,
-        `>= ${RATE_OF_CEILING}`, rate >= RATE_OF_CEILING))
-      const cpu = row.service.cpuUsPerRequest / ceiling.service.cpuUsPerRequest
-      results.push(judge(cpuTarget, `${round(row.service.cpuUsPerRequest, 1)} µs vs ${round(ceiling.service.cpuUsPerRequest, 1)} µs`,
+      results.push(judgeRate(rateTarget, row, against, RATE_OF_CEILING))
+      const cpu = row.service.cpuUsPerRequest / against.cpuUsPerRequest
+      const atStart = against.start ? `; ${round(row.service.cpuUsPerRequest / against.start.cpuUsPerRequest)}x the ${round(against.start.cpuUsPerRequest, 1)} µs at the start` : ''
+      results.push(judge(cpuTarget,
+        `${round(row.service.cpuUsPerRequest, 1)} µs vs ${round(against.cpuUsPerRequest, 1)} µs ${against.when}${atStart}`,
         cpu, `<= ${CPU_OF_CEILING}`, cpu <= CPU_OF_CEILING))
     }
     if (!row) results.push(missing(p99Target, `<= ${P99_MS} ms`, id))
@@ -61,12 +67,9 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
   for (const id of CACHED_SMALL_ROWS) {
     const row = byId.get(id)
     const target = `${id}: rate >= ${CACHED_RATE_OF_CEILING}x ceiling (${row?.settings ?? 'cache on'})`
-    if (!row || !ceiling) results.push(missing(target, `>= ${CACHED_RATE_OF_CEILING}`, row ? CEILING_ROW : id))
-    else {
-      const rate = row.service.rate / ceiling.service.rate
-      results.push(judge(target, `${fmt(row.service.rate)}/s vs ${fmt(ceiling.service.rate)}/s`, rate,
-        `>= ${CACHED_RATE_OF_CEILING}`, rate >= CACHED_RATE_OF_CEILING))
-    }
+    const against = row && ceilingFor(row, ceiling)
+    if (!row || !against) results.push(missing(target, `>= ${CACHED_RATE_OF_CEILING}`, row ? CEILING_ROW : id))
+    else results.push(judgeRate(target, row, against, CACHED_RATE_OF_CEILING))
   }
 
   const large = byId.get(CACHED_LARGE_ROOT)
@@ -112,6 +115,28 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
       `< ${round(allowed, 1)} MB`, growthMb < allowed))
   }
   return results
+}
+
+/** A ceiling a row is judged against, how it was measured, and the run's first ceiling when that is another. */
+interface Ceiling {
+  rate: number
+  cpuUsPerRequest: number
+  when: string
+  start?: { rate: number, cpuUsPerRequest: number }
+}
+
+/** The ceiling measured right after the row when there is one, else the run's first ceiling. */
+function ceilingFor (row: RowResult, first: RowResult | undefined): Ceiling | undefined {
+  const start = first && { rate: first.service.rate, cpuUsPerRequest: first.service.cpuUsPerRequest }
+  if (row.ceiling) return { ...row.ceiling, when: 'right after it', ...(start ? { start } : {}) }
+  return start && { ...start, when: 'at the start' }
+}
+
+function judgeRate (target: string, row: RowResult, against: Ceiling, threshold: number): TargetResult {
+  const rate = row.service.rate / against.rate
+  const atStart = against.start ? `; ${round(row.service.rate / against.start.rate)}x the ${fmt(against.start.rate)}/s at the start` : ''
+  return judge(target, `${fmt(row.service.rate)}/s vs ${fmt(against.rate)}/s ${against.when}${atStart}`, rate,
+    `>= ${threshold}`, rate >= threshold)
 }
 
 function fmt (rate: number): string {

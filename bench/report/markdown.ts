@@ -71,7 +71,8 @@ export function toMarkdown (run: RunResult): string {
       const again = rows.find((row) => row.id === CEILING_AGAIN_ROW)
       if (ceilingRate && again) {
         out.push(`The ceiling moved ${percent(again.service.rate / ceilingRate - 1)} between the start and the end of the run: ` +
-          'a measure of how much the machine\'s load changed under the figures.', '')
+          'a measure of how much the machine\'s speed changed under the figures. Rows judged against the ceiling are ' +
+          'judged against one measured right after them.', '')
       }
     }
     else out.push(familyTable(rows, ceilingRate), '')

@@ -29,6 +29,15 @@ describe('a benchmark row against the real service and Redis', async () => {
     expect(result.ratio).toBeGreaterThan(0)
   })
 
+  it('measures the ceiling right after the HTTP side when the row is judged against it', async () => {
+    const adjacentCeiling = { target: context.target, requests: [{ method: 'GET' as const, path: '/health' }] }
+    const result = await measureRow(readRow({ family: 'test', name: 'sclr', key: 'row' }, ['sclr'], 'sclr'), { ...context, adjacentCeiling })
+    expect(result.failures).toEqual([])
+    expect(result.ceiling!.requests).toBeGreaterThan(0)
+    expect(result.ceiling!.cpuUsPerRequest).toBeGreaterThan(0)
+    expect(result.service.requests).toBeGreaterThan(0)
+  })
+
   it('counts non-2xx answers and fails the row, as it does a direct command that finds nothing', async () => {
     const result = await measureRow(readRow({ family: 'test', name: 'missing', key: 'absent' }, ['sclr'], 'sclr'), context)
     expect(result.failures.some((failure) => /^warm-up: non-2xx answers 404×\d+$/.test(failure))).toBe(true)

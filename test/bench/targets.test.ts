@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseGcLog, gcWithin } from '../../bench/lib/proc.js'
 import { rssTrend } from '../../bench/lib/results.js'
 import { evaluateTargets } from '../../bench/lib/targets.js'
-import { row } from './rows.js'
+import { measurement, row } from './rows.js'
 
 const status = (results: ReturnType<typeof evaluateTargets>, start: string) =>
   results.filter((r) => r.target.startsWith(start)).map((r) => r.status)
@@ -17,6 +17,21 @@ describe('targets', () => {
     expect(status(results, 'object-380b/get-sclr')).toEqual(['pass', 'pass', 'pass'])
     expect(status(results, 'numbers/incr')).toEqual(['miss', 'miss', 'miss'])
     expect(results.find((r) => r.target.startsWith('numbers/incr: rate'))!.value).toBe(0.6)
+  })
+
+  it('judge a row against the ceiling measured right after it, when there is one', () => {
+    const after = { ...measurement(8000), cpuUsPerRequest: 50 }
+    const results = evaluateTargets([
+      row('ceiling/noop-c16', 10000, { cpu: 40 }),
+      row('object-380b/get-sclr', 6000, { cpu: 70, ceiling: after }),
+      row('cached/380b-get-root', 7500, { ceiling: after })
+    ])
+    expect(status(results, 'object-380b/get-sclr')).toEqual(['pass', 'pass', 'pass'])
+    const rate = results.find((r) => r.target.startsWith('object-380b/get-sclr: rate'))!
+    expect(rate.value).toBe(0.75)
+    expect(rate.measured).toBe('6,000/s vs 8,000/s right after it; 0.6x the 10,000/s at the start')
+    expect(results.find((r) => r.target.startsWith('object-380b/get-sclr: service CPU'))!.value).toBe(1.4)
+    expect(status(results, 'cached/380b-get-root')).toEqual(['pass'])
   })
 
   it('say "not measured" rather than pass when a row is missing', () => {
