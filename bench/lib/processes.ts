@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -57,7 +58,7 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
   // The service at its defaults: none of its settings leak in from the caller's environment.
   const inherited = { ...process.env }
   for (const name of SERVICE_SETTINGS) delete inherited[name]
-  const child = spawn(process.execPath, [...loader, '--import', probePath(options.root), entry], {
+  const child = spawn(process.execPath, [...startFlags(options.root), ...loader, '--import', probePath(options.root), entry], {
     cwd: options.root,
     env: {
       ...inherited,
@@ -86,10 +87,22 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
   }
 }
 
-/** The no-op fastify server: the bare HTTP ceiling. */
+/**
+ * The node options `npm start` gives the service (package.json's start script, `node [options]
+ * dist/server.js`): the bench runs the service as users do, and the no-op server on the same terms.
+ */
+export function startFlags (root: string): string[] {
+  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
+  const start = packageJson.scripts?.['start'] ?? ''
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/server\.js$/.exec(start)
+  if (!match) throw new Error(`package.json's start script is not "node [--options] dist/server.js": ${start}`)
+  return match[1]!.split(' ').filter(Boolean)
+}
+
+/** The no-op fastify server, run with the service's node options: the bare HTTP ceiling. */
 export async function startCeiling (root: string, logLevel: string): Promise<Measured> {
   const port = await freePort()
-  const child = spawn(process.execPath, [join(root, 'bench/processes/noop-server.mjs')], {
+  const child = spawn(process.execPath, [...startFlags(root), join(root, 'bench/processes/noop-server.mjs')], {
     cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'pipe']
