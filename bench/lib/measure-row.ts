@@ -59,6 +59,15 @@ function sampleRss (pid: number, intervalMs: number) {
   return { stop: (): RssTrend => { clearInterval(timer); return rssTrend(samples) } }
 }
 
+/** A measurement over HTTP, with the answering process's CPU time per request read from /proc around it. */
+async function measureHttp (load: HttpLoadProcess, target: RowTarget, requests: HttpRequestSpec[], options: LoadOptions):
+  Promise<Measurement & { cpuUsPerRequest: number }> {
+  const before = cpuMicros(target.pid)
+  const measured = await load.run(target.url, requests, options)
+  const cpu = cpuMicros(target.pid) - before
+  return { ...measured, cpuUsPerRequest: measured.requests ? cpu / measured.requests : 0 }
+}
+
 /**
  * Warm-up then measurement over HTTP, with the answering process's CPU time read from /proc around
  * the measurement; then, when asked, the same for the no-op ceiling; then the row's RedisJSON command
@@ -82,12 +91,10 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
   const warm = await load.run(target.url, row.requests, bounded(connections, context.warmup))
   failures.push(...problems('warm-up', warm))
   const rss = row.soak ? sampleRss(target.pid, Math.max(100, (seconds * 1000) / RSS_SAMPLES_PER_SOAK)) : undefined
-  const cpuBefore = cpuMicros(target.pid)
   const redisBefore = redisCpu(target)
   const from = Date.now()
-  const measured = await load.run(target.url, row.requests, bounded(connections, seconds))
+  const measured = await measureHttp(load, target, row.requests, bounded(connections, seconds))
   const to = Date.now()
-  const cpu = cpuMicros(target.pid) - cpuBefore
   const redisCpuUs = redisCpu(target) - redisBefore
   const rssMb = Math.round(rssMegabytes(target.pid) * 10) / 10
   const trend = rss?.stop()
@@ -98,12 +105,9 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
   if (context.adjacentCeiling) {
     const { target: noop, requests } = context.adjacentCeiling
     failures.push(...problems('ceiling warm-up', await load.run(noop.url, requests, bounded(connections, context.warmup))))
-    const noopBefore = cpuMicros(noop.pid)
-    const noopMeasured = await load.run(noop.url, requests, bounded(connections, seconds))
-    const noopCpu = cpuMicros(noop.pid) - noopBefore
-    failures.push(...problems('ceiling', noopMeasured))
-    if (noopMeasured.requests === 0) failures.push('ceiling: no request answered')
-    ceiling = { ...noopMeasured, cpuUsPerRequest: noopMeasured.requests ? noopCpu / noopMeasured.requests : 0 }
+    ceiling = await measureHttp(load, noop, requests, bounded(connections, seconds))
+    failures.push(...problems('ceiling', ceiling))
+    if (ceiling.requests === 0) failures.push('ceiling: no request answered')
   }
 
   let direct: RowResult['direct']
@@ -137,7 +141,6 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
     connections,
     service: {
       ...measured,
-      cpuUsPerRequest: measured.requests ? cpu / measured.requests : 0,
       ...(target.redisPid && measured.requests ? { redisCpuUsPerRequest: redisCpuUs / measured.requests } : {}),
       rssMb,
       from,

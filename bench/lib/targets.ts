@@ -54,11 +54,8 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
       results.push(missing(cpuTarget, `<= ${CPU_OF_CEILING}`, row ? CEILING_ROW : id))
     } else {
       results.push(judgeRate(rateTarget, row, against, RATE_OF_CEILING))
-      const cpu = row.service.cpuUsPerRequest / against.cpuUsPerRequest
-      const atStart = against.start ? `; ${round(row.service.cpuUsPerRequest / against.start.cpuUsPerRequest)}x the ${round(against.start.cpuUsPerRequest, 1)} µs at the start` : ''
-      results.push(judge(cpuTarget,
-        `${round(row.service.cpuUsPerRequest, 1)} µs vs ${round(against.cpuUsPerRequest, 1)} µs ${against.when}${atStart}`,
-        cpu, `<= ${CPU_OF_CEILING}`, cpu <= CPU_OF_CEILING))
+      const cpu = overCeiling(row.service.cpuUsPerRequest, against, 'cpuUsPerRequest', (us) => `${round(us, 1)} µs`)
+      results.push(judge(cpuTarget, cpu.measured, cpu.ratio, `<= ${CPU_OF_CEILING}`, cpu.ratio <= CPU_OF_CEILING))
     }
     if (!row) results.push(missing(p99Target, `<= ${P99_MS} ms`, id))
     else results.push(judge(p99Target, `${row.service.latency.p99} ms`, row.service.latency.p99, `<= ${P99_MS} ms`, row.service.latency.p99 <= P99_MS))
@@ -117,12 +114,15 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
   return results
 }
 
-/** A ceiling a row is judged against, how it was measured, and the run's first ceiling when that is another. */
-interface Ceiling {
+interface CeilingFigures {
   rate: number
   cpuUsPerRequest: number
+}
+
+/** A ceiling a row is judged against, how it was measured, and the run's first ceiling when that is another. */
+interface Ceiling extends CeilingFigures {
   when: string
-  start?: { rate: number, cpuUsPerRequest: number }
+  start?: CeilingFigures
 }
 
 /** The ceiling measured right after the row when there is one, else the run's first ceiling. */
@@ -132,11 +132,16 @@ function ceilingFor (row: RowResult, first: RowResult | undefined): Ceiling | un
   return start && { ...start, when: 'at the start' }
 }
 
+/** A row's figure over the same figure of its ceiling, in words that also give the ratio to the run's first ceiling. */
+function overCeiling (value: number, against: Ceiling, figure: keyof CeilingFigures, format: (x: number) => string) {
+  const { start } = against
+  const atStart = start ? `; ${round(value / start[figure])}x the ${format(start[figure])} at the start` : ''
+  return { ratio: value / against[figure], measured: `${format(value)} vs ${format(against[figure])} ${against.when}${atStart}` }
+}
+
 function judgeRate (target: string, row: RowResult, against: Ceiling, threshold: number): TargetResult {
-  const rate = row.service.rate / against.rate
-  const atStart = against.start ? `; ${round(row.service.rate / against.start.rate)}x the ${fmt(against.start.rate)}/s at the start` : ''
-  return judge(target, `${fmt(row.service.rate)}/s vs ${fmt(against.rate)}/s ${against.when}${atStart}`, rate,
-    `>= ${threshold}`, rate >= threshold)
+  const rate = overCeiling(row.service.rate, against, 'rate', (perSecond) => `${fmt(perSecond)}/s`)
+  return judge(target, rate.measured, rate.ratio, `>= ${threshold}`, rate.ratio >= threshold)
 }
 
 function fmt (rate: number): string {
