@@ -50,7 +50,9 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
     root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog
   })
   stoppers.push(() => service.stop())
-  const redis = createClient({ RESP: 3, socket: { path: service.socketPath, tls: false } })
+  // Like the service's client, no per-command timeout: node-redis' default (5 s) arms an AbortSignal and a
+  // timer per command, and their firing 5 s after a direct phase would load the runner during later rows.
+  const redis = createClient({ RESP: 3, commandOptions: { timeout: 0 }, socket: { path: service.socketPath, tls: false } })
   redis.on('error', (error: Error) => progress(`bench: direct client (${name}): ${error.message}`))
   await redis.connect()
   stoppers.push(async () => { if (redis.isOpen) redis.destroy() })
