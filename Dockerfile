@@ -17,4 +17,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--min-semi-space-size=16", "dist/server.js"]
+CMD ["node", "--min-semi-space-size=8", "--max-semi-space-size=8", "dist/server.js"]
