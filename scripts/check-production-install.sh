@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Proves what the Docker image relies on, without Docker: the built service, installed with production
-# dependencies only, starts, serves a document and stops cleanly on SIGTERM.
+# dependencies only, starts as the image's CMD (package.json's start command) on the project's Node 24,
+# serves a document and stops cleanly on SIGTERM.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,7 +20,9 @@ if [[ -d "$work/node_modules/typescript" || -d "$work/node_modules/vitest" ]]; t
 fi
 
 port="$(free_port)"
-(cd "$work" && PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn exec node dist/server.js) &
+start="$(node -p "require('./package.json').scripts.start")"
+# The dev dependency's Node 24 stands in for the image's; the production install has no node of its own.
+(cd "$work" && PATH="$root/node_modules/.bin:$PATH" PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn exec $start) &
 pid=$!
 
 node - "$port" <<'JS'
