@@ -41,7 +41,14 @@ export async function startServer (environment: Environment): Promise<RunningSer
     await embedded?.stop()
     throw error
   }
-  const url = await app.listen({ host: environment.HOST, port: environment.PORT })
+  let url: string
+  try {
+    url = await app.listen({ host: environment.HOST, port: environment.PORT })
+  } catch (error) {
+    await app.close()
+    await embedded?.stop()
+    throw error
+  }
   return {
     app,
     url,

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createClient } from 'redis'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
@@ -31,6 +32,21 @@ describe('the server with no REDIS_URL', () => {
       expect((await fetch(`${second.url}/health`)).status).toBe(200)
     } finally {
       await second.close()
+    }
+  })
+
+  it('stops its own Redis when the port is taken, so nothing is left running', async () => {
+    const running = await startServer(environment())
+    const otherDir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
+    try {
+      const port = new URL(running.url).port
+      const refused = startServer(loadEnvironment({ PORT: port, DATA_DIR: otherDir, LOG_LEVEL: 'silent' }))
+      await expect(refused).rejects.toThrow(/EADDRINUSE/)
+      const socket = join(otherDir, 'redis', 'redis.sock')
+      await expect(createClient({ socket: { path: socket, reconnectStrategy: false } }).connect()).rejects.toThrow()
+    } finally {
+      await running.close()
+      rmSync(otherDir, { recursive: true, force: true })
     }
   })
 
