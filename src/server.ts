@@ -60,19 +60,23 @@ export async function startServer (environment: Environment): Promise<RunningSer
 }
 
 async function main (): Promise<void> {
-  let server: RunningServer
-  try {
-    server = await startServer(loadEnvironment())
-  } catch (error) {
-    console.error(`jsondocs could not start: ${(error as Error).message}`)
-    process.exitCode = 1
-    return
-  }
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  const starting = Promise.resolve().then(() => startServer(loadEnvironment()))
+  // Installed before starting: a signal that arrives while Redis or the app is still starting waits for
+  // the start to finish, then stops both, rather than killing the process and orphaning its Redis.
+  const grace = closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    const server = await starting.catch(() => undefined)
+    if (server === undefined) process.exit(1)
     if (err) server.app.log.error({ err }, 'closing after an uncaught error')
     else server.app.log.info(`closing on ${signal}`)
     await server.close()
   })
+  try {
+    await starting
+  } catch (error) {
+    grace.uninstall()
+    console.error(`jsondocs could not start: ${(error as Error).message}`)
+    process.exitCode = 1
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from 'redis'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
 import { provisionLocalRedis } from './helpers/provision.js'
@@ -50,6 +51,26 @@ describe('the server with no REDIS_URL', () => {
     }
   })
 
+  it('stops its own Redis on a signal that arrives while it is still starting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
+    const socket = join(dir, 'redis', 'redis.sock')
+    const { REDIS_URL: _ignored, ...inherited } = process.env
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...inherited, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'silent' }, stdio: 'ignore'
+    })
+    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
+    try {
+      await vi.waitFor(() => { if (!existsSync(socket)) throw new Error('no socket yet') }, { timeout: 15_000, interval: 5 })
+      child.kill('SIGTERM')
+      expect(await exited).toBe(0)
+      await expect(createClient({ socket: { path: socket, reconnectStrategy: false } }).connect()).rejects.toThrow()
+    } finally {
+      child.kill('SIGKILL')
+      await shutDownLeftover(socket)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('refuses a second server on the same data folder', async () => {
     const running = await startServer(environment())
     try {
@@ -59,6 +80,20 @@ describe('the server with no REDIS_URL', () => {
     }
   })
 })
+
+/** Stops a redis-server a failed test left answering on socket, if any. */
+async function shutDownLeftover (socket: string): Promise<void> {
+  const client = createClient({ socket: { path: socket, reconnectStrategy: false } })
+  try {
+    await client.connect()
+  } catch {
+    return
+  }
+  // Redis closes the connection without replying to SHUTDOWN.
+  client.sendCommand(['SHUTDOWN', 'NOSAVE']).catch(() => undefined)
+  await vi.waitFor(() => { if (client.isOpen) throw new Error('still open') }, { timeout: 5_000 }).catch(() => undefined)
+  client.destroy()
+}
 
 describe('configuration', () => {
   it.each([
