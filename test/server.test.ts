@@ -54,7 +54,7 @@ describe('the server with no REDIS_URL', () => {
   it('stops its own Redis on a signal that arrives while it is still starting', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
     const socket = join(dir, 'redis', 'redis.sock')
-    const env = { ...process.env, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'silent' }
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'silent' }
     delete env['REDIS_URL']
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: 'ignore' })
     const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
