@@ -5,6 +5,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/scripts/lib/debian-packages.sh"
 target="$root/.redis"
 server="$target/root/usr/bin/redis-server"
 module="$target/rejson.so"
@@ -20,18 +21,7 @@ mkdir -p "$target"
 
 if [[ ! -x "$server" ]]; then
   echo "provision: unpacking Debian's redis-server into .redis/root" >&2
-  packages=(redis-server redis-tools libjemalloc2 liblzf1 libatomic1)
-  if ! (cd "$work" && apt-get download "${packages[@]}" >/dev/null 2>&1); then
-    if [[ "$(id -u)" == "0" ]]; then
-      apt-get update >/dev/null
-    else
-      sudo apt-get update >/dev/null
-    fi
-    (cd "$work" && apt-get download "${packages[@]}" >/dev/null)
-  fi
-  for deb in "$work"/*.deb; do
-    dpkg -x "$deb" "$target/root"
-  done
+  unpack_debian_packages "$target/root" redis-server redis-tools libjemalloc2 liblzf1 libatomic1
 fi
 
 if [[ ! -f "$module" ]]; then
