@@ -200,6 +200,8 @@ async function run (options: ReturnType<typeof parseOptions>): Promise<{ results
     await checkSameAnswers(group)
     targets.push(...group)
   }
+  // The machine slows under sustained load: the ceiling again at the end shows by how much.
+  targets.push({ ...targets[0]!, name: 'ceiling again, at the end' })
 
   const results: TargetResult[] = []
   for (const target of targets) {
