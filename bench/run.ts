@@ -11,6 +11,7 @@ import { measureRow, type RowTarget } from './lib/measure-row.js'
 import { parseOptions, selectRows, type RunOptions } from './lib/options.js'
 import { gcWithin, readGcLog } from './lib/proc.js'
 import { startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { createStoppers } from './lib/stoppers.js'
 import type { RowResult, RunResult } from './lib/results.js'
 import { CEILING_JUDGED_ROWS, evaluateTargets } from './lib/targets.js'
 import { toCsv } from './report/csv.js'
@@ -33,11 +34,7 @@ interface Running {
 /** What the ceiling rows ask of the no-op server, also measured right after every row judged against it. */
 const NOOP_REQUESTS = ceilingScenario([16]).rows[0]!.requests
 
-const stoppers: Array<() => Promise<void>> = []
-
-async function stopAll (): Promise<void> {
-  while (stoppers.length) await stoppers.pop()!().catch((error: Error) => console.error(`bench: ${error.message}`))
-}
+const stoppers = createStoppers('bench')
 
 function progress (text: string): void {
   process.stderr.write(text + '\n')
@@ -49,13 +46,13 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
   const service = await startService({
     root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog
   })
-  stoppers.push(() => service.stop())
+  stoppers.add(() => service.stop())
   // Like the service's client, no per-command timeout: node-redis' default (5 s) arms an AbortSignal and a
   // timer per command, and their firing 5 s after a direct phase would load the runner during later rows.
   const redis = createClient({ RESP: 3, commandOptions: { timeout: 0 }, socket: { path: service.socketPath, tls: false } })
   redis.on('error', (error: Error) => progress(`bench: direct client (${name}): ${error.message}`))
   await redis.connect()
-  stoppers.push(async () => { if (redis.isOpen) redis.destroy() })
+  stoppers.add(() => { if (redis.isOpen) redis.destroy() })
   const info = String(await redis.sendCommand(['INFO', 'server']))
   const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1])
   if (!redisPid) throw new Error(`no process_id in INFO server of the ${name}'s Redis`)
@@ -108,12 +105,12 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' })
   }
   const work = mkdtempSync(join(tmpdir(), 'jsondocs-bench-'))
-  stoppers.push(async () => rmSync(work, { recursive: true, force: true }))
+  stoppers.add(() => rmSync(work, { recursive: true, force: true }))
 
   const running: Running = {}
   if (targets.has('ceiling') || judged) {
     const ceiling = await startCeiling(root, options.logLevel)
-    stoppers.push(() => ceiling.stop())
+    stoppers.add(() => ceiling.stop())
     running.ceiling = ceiling
   }
   if (targets.has('service') || !targets.has('cached')) running.service = await startServiceWithRedis(options, work, 'service', 0)
@@ -206,12 +203,10 @@ async function main (): Promise<void> {
     process.exitCode = 2
     return
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { void stopAll().finally(() => process.exit(130)) })
-  }
+  stoppers.stopOnSignals()
   try {
     const { result, out } = await run(options)
-    await stopAll()
+    await stoppers.stopAll()
     const failed = result.rows.filter((row) => row.failures.length > 0)
     const judged = result.targets.filter((target) => target.status !== 'not measured')
     progress(`bench: targets ${judged.filter((t) => t.status === 'pass').length}/${judged.length} met` +
@@ -222,7 +217,7 @@ async function main (): Promise<void> {
     }
   } catch (error) {
     console.error(`bench: ${(error as Error).stack ?? String(error)}`)
-    await stopAll()
+    await stoppers.stopAll()
     process.exitCode = 1
   }
 }

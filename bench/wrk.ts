@@ -11,6 +11,7 @@ import { loadEnvironment } from '../src/config.js'
 import { describeMachine } from './lib/environment.js'
 import { cpuMicros } from './lib/proc.js'
 import { freePort, startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { createStoppers } from './lib/stoppers.js'
 import { benchTools, runWrk, type WrkResult, type WrkRun } from './lib/wrk.js'
 import { nestedObject } from './fixtures.js'
 import { docPath } from './scenarios/scenario.js'
@@ -41,11 +42,7 @@ interface TargetResult extends WrkResult {
   redisCpuUsPerRequest?: number
 }
 
-const stoppers: Array<() => Promise<void>> = []
-
-async function stopAll (): Promise<void> {
-  while (stoppers.length) await stoppers.pop()!().catch((error: Error) => console.error(`bench:wrk: ${error.message}`))
-}
+const stoppers = createStoppers('bench:wrk')
 
 function parseOptions (argv: string[]) {
   const { values } = parseArgs({
@@ -172,22 +169,22 @@ async function run (options: ReturnType<typeof parseOptions>): Promise<{ results
   const mode = options.smoke ? 'tsx' : 'dist'
   if (mode === 'dist') execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' })
   const work = mkdtempSync(join(tmpdir(), 'jsondocs-wrk-'))
-  stoppers.push(async () => rmSync(work, { recursive: true, force: true }))
+  stoppers.add(() => rmSync(work, { recursive: true, force: true }))
 
   const ceiling = await startCeiling(root, 'warn')
-  stoppers.push(() => ceiling.stop())
+  stoppers.add(() => ceiling.stop())
   const service = async (name: string, cacheMaxEntries: number) => {
     const started = await startService({
       root, mode, dataDir: join(work, name), logLevel: 'warn', cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog: join(work, `gc-${name}.log`)
     })
-    stoppers.push(() => started.stop())
+    stoppers.add(() => started.stop())
     await putFixture(started)
     return { ...started, redisPid: await redisPidOf(started.socketPath) }
   }
   const uncached = await service('cache-off', 0)
   const defaults = await service('defaults', loadEnvironment({}).CACHE_MAX_ENTRIES)
   const webdis = await startWebdis(work, uncached.socketPath)
-  stoppers.push(() => webdis.stop())
+  stoppers.add(() => webdis.stop())
 
   const reads = [{ what: 'root', tokens: [] as string[], webdis: '' }, { what: 'sclr', tokens: ['sclr'], webdis: '/sclr' }]
   const targets: Target[] = [{ name: 'ceiling: fastify no-op', url: `${ceiling.url}/noop`, pid: ceiling.pid }]
@@ -229,12 +226,10 @@ async function main (): Promise<void> {
     process.exitCode = 2
     return
   }
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { void stopAll().finally(() => process.exit(130)) })
-  }
+  stoppers.stopOnSignals()
   try {
     const { results, out } = await run(options)
-    await stopAll()
+    await stoppers.stopAll()
     console.log(toMarkdown(results, options.run))
     console.error(`bench:wrk: results in ${out}`)
     const failed = results.filter((result) => result.non2xx + result.socketErrors > 0)
@@ -244,7 +239,7 @@ async function main (): Promise<void> {
     }
   } catch (error) {
     console.error(`bench:wrk: ${(error as Error).stack ?? String(error)}`)
-    await stopAll()
+    await stoppers.stopAll()
     process.exitCode = 1
   }
 }
