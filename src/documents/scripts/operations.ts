@@ -19,12 +19,14 @@ for i = 1, count do
 end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 
-local accepts = {
-  incr = { integer = true, number = true }, mult = { integer = true, number = true },
-  append = { string = true }, toggle = { boolean = true },
-  push = { array = true }, insert = { array = true }, pop = { array = true }, trim = { array = true },
-  indexOf = { array = true }, clear = { object = true, array = true, integer = true, number = true }
-}
+-- Comparisons rather than a table of tables: a script builds its tables anew on every call.
+local function accepts(name, found)
+  if name == 'incr' or name == 'mult' then return found == 'integer' or found == 'number' end
+  if name == 'append' then return found == 'string' end
+  if name == 'toggle' then return found == 'boolean' end
+  if name == 'clear' then return found == 'object' or found == 'array' or found == 'integer' or found == 'number' end
+  return found == 'array' and (name == 'push' or name == 'insert' or name == 'pop' or name == 'trim' or name == 'indexOf')
+end
 
 local function first(reply)
   if type(reply) == 'table' and reply.err then return nil, reply.err end
@@ -35,7 +37,7 @@ local function apply(key, op)
   local loc = locate(key, op.path)
   local found = loc.path and typeAt(key, loc.path)
   if not found then return nil, 'notfound', '' end
-  if not accepts[op.name][found] then return nil, 'type', found end
+  if not accepts(op.name, found) then return nil, 'type', found end
   local path = loc.path
   if op.name == 'incr' or op.name == 'mult' then
     local before = valueAt(key, path)
