@@ -21,7 +21,6 @@ if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precond
 
 -- Comparisons rather than a table of tables: a script builds its tables anew on every call.
 local function accepts(name, found)
-  if name == 'incr' or name == 'mult' then return found == 'integer' or found == 'number' end
   if name == 'append' then return found == 'string' end
   if name == 'toggle' then return found == 'boolean' end
   if name == 'clear' then return found == 'object' or found == 'array' or found == 'integer' or found == 'number' end
@@ -35,12 +34,13 @@ end
 
 local function apply(key, op)
   local loc = locate(key, op.path)
-  local found = loc.path and typeAt(key, loc.path)
-  if not found then return nil, 'notfound', '' end
-  if not accepts(op.name, found) then return nil, 'type', found end
   local path = loc.path
+  if not path then return nil, 'notfound', '' end
   if op.name == 'incr' or op.name == 'mult' then
-    local before = valueAt(key, path)
+    -- The value's text tells a number (RedisJSON quotes strings): one read rather than a type check and a read.
+    local before = getAt(key, loc)
+    if not before then return nil, 'notfound', '' end
+    if not tonumber(before) then return nil, 'type', typeAt(key, path) end
     local command = op.name == 'incr' and 'JSON.NUMINCRBY' or 'JSON.NUMMULTBY'
     local reply = redis.pcall(command, key, path, op.a)
     local expected = op.name == 'incr' and tonumber(before) + tonumber(op.a) or tonumber(before) * tonumber(op.a)
@@ -53,6 +53,9 @@ local function apply(key, op)
     end
     return after
   end
+  local found = typeAt(key, path)
+  if not found then return nil, 'notfound', '' end
+  if not accepts(op.name, found) then return nil, 'type', found end
   if op.name == 'append' then return tostring(redis.call('JSON.STRAPPEND', key, path, op.a)[1]) end
   if op.name == 'toggle' then return redis.call('JSON.TOGGLE', key, path)[1] == 1 and 'true' or 'false' end
   if op.name == 'clear' then redis.call('JSON.CLEAR', key, path); return valueAt(key, path) end

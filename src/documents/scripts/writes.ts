@@ -21,6 +21,10 @@ if #tokens == 0 then
 end
 if not k then return { 'notfound' } end
 local loc = locate(doc, tokens)
+-- Without preconditions, replacing a value that is there takes one command (XX sets only what exists).
+if ifMatch == '' and ifNoneMatch == '' and loc.path and redis.call('JSON.SET', doc, loc.path, value, 'XX') then
+  return done('ok', loc)
+end
 local existed = present(doc, loc)
 if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
