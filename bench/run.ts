@@ -10,7 +10,8 @@ import type { CommandSender } from './lib/load.js'
 import { measureRow, type RowTarget } from './lib/measure-row.js'
 import { parseOptions, selectRows, type RunOptions } from './lib/options.js'
 import { gcWithin, readGcLog } from './lib/proc.js'
-import { startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { redisPidOf, startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { putDocuments } from './lib/put-documents.js'
 import { createStoppers } from './lib/stoppers.js'
 import type { RowResult, RunResult } from './lib/results.js'
 import { CEILING_JUDGED_ROWS, evaluateTargets } from './lib/targets.js'
@@ -19,7 +20,7 @@ import { toMarkdown } from './report/markdown.js'
 import { toSvg } from './report/svg.js'
 import { ceiling as ceilingScenario } from './scenarios/ceiling.js'
 import { allScenarios } from './scenarios/index.js'
-import { docPath, type Scenario, type Target } from './scenarios/scenario.js'
+import type { Target } from './scenarios/scenario.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 /** The service's KEY_PREFIX, set explicitly: the direct rows address the same Redis keys it does. */
@@ -53,27 +54,13 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
   redis.on('error', (error: Error) => progress(`bench: direct client (${name}): ${error.message}`))
   await redis.connect()
   stoppers.add(() => { if (redis.isOpen) redis.destroy() })
-  const info = String(await redis.sendCommand(['INFO', 'server']))
-  const redisPid = Number(/process_id:(\d+)/.exec(info)?.[1])
-  if (!redisPid) throw new Error(`no process_id in INFO server of the ${name}'s Redis`)
-  return { ...service, redis, redisPid, gcLog }
+  return { ...service, redis, redisPid: await redisPidOf(redis), gcLog }
 }
 
 /** Whether any connection to this Redis has key tracking on (CLIENT LIST flag `t`): caching is live. */
 async function trackingOn (redis: CommandSender): Promise<boolean> {
   const list = String(await redis.sendCommand(['CLIENT', 'LIST']))
   return list.split('\n').some((line) => /\bflags=\S*t/.test(line))
-}
-
-async function putDocuments (url: string, scenario: Scenario): Promise<void> {
-  for (const [key, value] of Object.entries(scenario.documents)) {
-    const response = await fetch(url + docPath(key), {
-      method: 'PUT',
-      body: JSON.stringify(value),
-      headers: { 'content-type': 'application/json', prefer: 'return=minimal' }
-    })
-    if (!response.ok) throw new Error(`writing fixture ${key} answered ${response.status}: ${await response.text()}`)
-  }
 }
 
 function targetOf (running: Running, target: Target): RowTarget {
@@ -123,7 +110,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
 
   for (const scenario of scenarios) {
     for (const target of new Set(scenario.rows.map((row) => row.target))) {
-      if (target !== 'ceiling') await putDocuments(targetOf(running, target).url, scenario)
+      if (target !== 'ceiling') await putDocuments(targetOf(running, target).url, scenario.documents)
     }
   }
   if (running.cached) {

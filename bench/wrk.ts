@@ -1,18 +1,17 @@
-import { execFileSync, spawn } from 'node:child_process'
-import { once } from 'node:events'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient } from 'redis'
 import { loadEnvironment } from '../src/config.js'
 import { describeMachine } from './lib/environment.js'
 import { cpuMicros } from './lib/proc.js'
-import { freePort, startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { redisPidOf, startCeiling, startService, startWebdis } from './lib/processes.js'
+import { putDocuments } from './lib/put-documents.js'
 import { createStoppers } from './lib/stoppers.js'
-import { benchTools, runWrk, type WrkResult, type WrkRun } from './lib/wrk.js'
+import { runWrk, type WrkResult, type WrkRun } from './lib/wrk.js'
 import { nestedObject } from './fixtures.js'
 import { docPath } from './scenarios/scenario.js'
 
@@ -75,50 +74,15 @@ function parseOptions (argv: string[]) {
   return { smoke, run, out: values.out }
 }
 
-async function redisPidOf (socketPath: string): Promise<number> {
+/** The PID of the Redis on a unix socket. */
+async function redisPidAt (socketPath: string): Promise<number> {
   const client = createClient({ socket: { path: socketPath, reconnectStrategy: false } })
   await client.connect()
   try {
-    const pid = Number(/process_id:(\d+)/.exec(String(await client.sendCommand(['INFO', 'server'])))?.[1])
-    if (!pid) throw new Error(`no process_id in INFO server of ${socketPath}`)
-    return pid
+    return await redisPidOf(client)
   } finally {
     client.destroy()
   }
-}
-
-/** Webdis on the service's Redis socket, answering on a free loopback port. */
-async function startWebdis (work: string, socketPath: string): Promise<Measured> {
-  const port = await freePort()
-  const config = join(work, 'webdis.json')
-  writeFileSync(config, JSON.stringify({
-    redis_host: socketPath, redis_port: 0, http_host: '127.0.0.1', http_port: port, threads: 2,
-    daemonize: false, database: 0, verbosity: 0, logfile: join(work, 'webdis.log')
-  }))
-  const tools = benchTools(root)
-  const child = spawn(tools.webdis, [config], { env: tools.env, stdio: 'ignore' })
-  const url = `http://127.0.0.1:${port}`
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    const exited = once(child, 'exit')
-    child.kill('SIGTERM')
-    await exited
-  }
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (child.exitCode !== null) throw new Error(`webdis exited (${child.exitCode}); see ${join(work, 'webdis.log')}`)
-    const answered = await fetch(`${url}/PING`, { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)
-    if (answered) return { pid: child.pid!, url, stop }
-    await sleep(100)
-  }
-  await stop()
-  throw new Error('webdis did not answer /PING')
-}
-
-async function putFixture (service: ServiceProcess): Promise<void> {
-  const response = await fetch(service.url + docPath(KEY), {
-    method: 'PUT', body: JSON.stringify(nestedObject()), headers: { 'content-type': 'application/json', prefer: 'return=minimal' }
-  })
-  if (!response.ok) throw new Error(`writing the fixture answered ${response.status}`)
 }
 
 /** Every target of one read answers the same bytes: the comparison is of equal work. */
@@ -178,12 +142,12 @@ async function run (options: ReturnType<typeof parseOptions>): Promise<{ results
       root, mode, dataDir: join(work, name), logLevel: 'warn', cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog: join(work, `gc-${name}.log`)
     })
     stoppers.add(() => started.stop())
-    await putFixture(started)
-    return { ...started, redisPid: await redisPidOf(started.socketPath) }
+    await putDocuments(started.url, { [KEY]: nestedObject() })
+    return { ...started, redisPid: await redisPidAt(started.socketPath) }
   }
   const uncached = await service('cache-off', 0)
   const defaults = await service('defaults', loadEnvironment({}).CACHE_MAX_ENTRIES)
-  const webdis = await startWebdis(work, uncached.socketPath)
+  const webdis = await startWebdis(root, work, uncached.socketPath)
   stoppers.add(() => webdis.stop())
 
   const reads = [{ what: 'root', tokens: [] as string[], webdis: '' }, { what: 'sclr', tokens: ['sclr'], webdis: '/sclr' }]

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient } from 'redis'
+import type { CommandSender } from './load.js'
+import { benchTools } from './bench-tools.js'
 
 const READY_TIMEOUT_MS = 30_000
 const STOP_TIMEOUT_MS = 15_000
@@ -112,11 +114,38 @@ export async function startCeiling (root: string, logLevel: string): Promise<Mea
   return { pid: child.pid!, url, stop: async () => { await stopChild(child) } }
 }
 
+/**
+ * Webdis (a C HTTP gateway to Redis, as scripts/provision-bench-tools.sh unpacks it) on a Redis unix
+ * socket, answering on a free loopback port; its config and log go to work.
+ */
+export async function startWebdis (root: string, work: string, socketPath: string): Promise<Measured> {
+  const port = await freePort()
+  const config = join(work, 'webdis.json')
+  writeFileSync(config, JSON.stringify({
+    redis_host: socketPath, redis_port: 0, http_host: '127.0.0.1', http_port: port, threads: 2,
+    daemonize: false, database: 0, verbosity: 0, logfile: join(work, 'webdis.log')
+  }))
+  const tools = benchTools(root)
+  const child = spawn(tools.webdis, [config], { env: tools.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const url = `http://127.0.0.1:${port}`
+  await waitHealthy(child, url, 'webdis', '/PING')
+  return { pid: child.pid!, url, stop: async () => { await stopChild(child) } }
+}
+
+/** The PID of the Redis a client is connected to (INFO server), so that its CPU time can be read. */
+export async function redisPidOf (redis: CommandSender): Promise<number> {
+  const info = String(await redis.sendCommand(['INFO', 'server']))
+  const pid = Number(/process_id:(\d+)/.exec(info)?.[1])
+  if (!pid) throw new Error('no process_id in INFO server')
+  return pid
+}
+
 function probePath (root: string): string {
   return join(root, 'bench/processes/gc-probe.mjs')
 }
 
-async function waitHealthy (child: ChildProcess, url: string, name: string): Promise<void> {
+/** Waits until GET url + probe answers 2xx, failing with the child's last output if it exits or never does. */
+async function waitHealthy (child: ChildProcess, url: string, name: string, probe = '/health'): Promise<void> {
   let output = ''
   const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
   child.stdout?.on('data', collect)
@@ -127,7 +156,7 @@ async function waitHealthy (child: ChildProcess, url: string, name: string): Pro
       throw new Error(`${name} exited before it was ready (${child.exitCode ?? child.signalCode}):\n${output}`)
     }
     try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) })
+      const response = await fetch(url + probe, { signal: AbortSignal.timeout(1000) })
       if (response.ok) return
     } catch {
       // not listening yet

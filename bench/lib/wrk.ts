@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
+import { benchTools } from './bench-tools.js'
 
 /** What one wrk run reports, latencies in milliseconds. */
 export interface WrkResult {
@@ -17,16 +17,6 @@ export interface WrkRun {
   connections: number
   threads: number
   seconds: number
-}
-
-/** wrk and Webdis as scripts/provision-bench-tools.sh unpacks them, with the libraries they load. */
-export function benchTools (root: string) {
-  const base = join(root, '.tools/debian')
-  return {
-    wrk: join(base, 'usr/bin/wrk'),
-    webdis: join(base, 'usr/bin/webdis'),
-    env: { ...process.env, LD_LIBRARY_PATH: join(base, 'usr/lib/x86_64-linux-gnu') }
-  }
 }
 
 /** Runs wrk against url, bounded by its duration, and parses its report. */
