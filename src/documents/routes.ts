@@ -166,9 +166,13 @@ function plainAddressOf (url: string): DocumentAddress | undefined {
   return parsed
 }
 
+/** A read's body as sent, early or by the route: long ones as a Buffer (see LARGE_BODY_LENGTH). */
+function bodyOf (json: string): string | Buffer {
+  return json.length > LARGE_BODY_LENGTH ? Buffer.from(json) : json
+}
+
 function sendEarly (response: ServerResponse, stored: StoredValue): true {
-  const { json } = stored
-  const body = json.length > LARGE_BODY_LENGTH ? Buffer.from(json) : json
+  const body = bodyOf(stored.json)
   response.writeHead(200, recordHeaders(stored, {
     'content-type': JSON_CONTENT_TYPE, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length
   }))
@@ -179,7 +183,7 @@ function sendEarly (response: ServerResponse, stored: StoredValue): true {
 function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {
   setRecordHeaders(reply, stored)
   if (!noneMatchHolds(request.headers['if-none-match'], stored.version)) return reply.code(304).send()
-  return reply.type(JSON_CONTENT_TYPE).send(stored.json)
+  return reply.type(JSON_CONTENT_TYPE).send(bodyOf(stored.json))
 }
 
 function sendWrite (request: FastifyRequest, reply: FastifyReply, result: WriteResult) {
