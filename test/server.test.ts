@@ -39,14 +39,15 @@ describe('the server with no REDIS_URL', () => {
   it('stops its own Redis when the port is taken, so nothing is left running', async () => {
     const running = await startServer(environment())
     const otherDir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
+    const socket = join(otherDir, 'redis', 'redis.sock')
     try {
       const port = new URL(running.url).port
       const refused = startServer(loadEnvironment({ PORT: port, DATA_DIR: otherDir, LOG_LEVEL: 'silent' }))
       await expect(refused).rejects.toThrow(/EADDRINUSE/)
-      const socket = join(otherDir, 'redis', 'redis.sock')
-      await expect(createClient({ socket: { path: socket, reconnectStrategy: false } }).connect()).rejects.toThrow()
+      await expect(connectTo(socket)).rejects.toThrow()
     } finally {
       await running.close()
+      await shutDownLeftover(socket)
       rmSync(otherDir, { recursive: true, force: true })
     }
   })
@@ -62,7 +63,7 @@ describe('the server with no REDIS_URL', () => {
       await vi.waitFor(() => { if (!existsSync(socket)) throw new Error('no socket yet') }, { timeout: 15_000, interval: 5 })
       child.kill('SIGTERM')
       expect(await exited).toBe(0)
-      await expect(createClient({ socket: { path: socket, reconnectStrategy: false } }).connect()).rejects.toThrow()
+      await expect(connectTo(socket)).rejects.toThrow()
     } finally {
       child.kill('SIGKILL')
       await shutDownLeftover(socket)
@@ -80,11 +81,16 @@ describe('the server with no REDIS_URL', () => {
   })
 })
 
+/** A client of the Redis on a unix socket, once connected; rejects when nothing answers there. */
+function connectTo (socket: string) {
+  return createClient({ socket: { path: socket, reconnectStrategy: false } }).connect()
+}
+
 /** Stops a redis-server a failed test left answering on socket, if any. */
 async function shutDownLeftover (socket: string): Promise<void> {
-  const client = createClient({ socket: { path: socket, reconnectStrategy: false } })
+  let client: Awaited<ReturnType<typeof connectTo>>
   try {
-    await client.connect()
+    client = await connectTo(socket)
   } catch {
     return
   }
