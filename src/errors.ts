@@ -58,7 +58,7 @@ export const SchemaViolationError = define('DOCS_ERR_SCHEMA_VIOLATION', '%s')
 export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
   'Document "%s" kept changing while its write was validated; retry the request')
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
-  'Member name %j starts with a space or line feed, which RedisJSON paths cannot express; read or write its parent instead')
+  'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 
 export function isProblemCode (code: unknown): code is ProblemCode {

@@ -1,7 +1,7 @@
 import { UnaddressableError, UnstorableJsonError, withExtensions } from '../errors.js'
 import type { JsonBody } from './json-body.js'
 import { nestingDepth } from './json-body.js'
-import { parsePointer, unaddressableToken } from './pointer.js'
+import { parsePointer, unwritableToken } from './pointer.js'
 import { RawJson } from './raw-json.js'
 import type { PreparedPatchOperation } from './store/index.js'
 
@@ -19,7 +19,7 @@ export function preparePatch (body: JsonBody, base: readonly string[], maxDepth:
     const fail = (error: Error) => withExtensions(error, { operation: index, path: operation.path })
     const path = joined(base, operation.path)
     const from = operation.from === undefined ? undefined : joined(base, operation.from)
-    const unaddressable = unaddressableToken(path, true) ?? unaddressableToken(from ?? [], true)
+    const unaddressable = unwritableToken(path, true) ?? unwritableToken(from ?? [], true)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
     const prepared: PreparedPatchOperation = { op: operation.op, path, pathText: operation.path }
     if (from) prepared.from = from

@@ -2,7 +2,7 @@ import { UnaddressableError, UnstorableJsonError, withExtensions } from '../erro
 import type { Node } from 'jsonc-parser'
 import type { JsonBody } from './json-body.js'
 import { nestingDepth } from './json-body.js'
-import { parsePointer, unaddressableToken } from './pointer.js'
+import { parsePointer, unwritableToken } from './pointer.js'
 import { RawJson } from './raw-json.js'
 import type { PreparedOperation } from './store/index.js'
 
@@ -30,7 +30,7 @@ export function prepareOperations (body: JsonBody, base: readonly string[], maxD
     const node = nodes[index]
     const path = [...base, ...parsePointer(operation.path ?? '')!]
     const fail = (error: Error) => withExtensions(error, { operation: index })
-    const unaddressable = unaddressableToken(path)
+    const unaddressable = unwritableToken(path)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
     const added = [...(operation.values ?? [])]
     if (added.some((value) => path.length + 1 + nestingDepth(value) > maxDepth)) {

@@ -90,6 +90,15 @@ export function isUnaddressable (token: string): boolean {
 }
 
 /**
+ * Whether a member's step needs a backslash escape: its name holds a backslash, or both kinds of
+ * quote. RedisJSON reads through such a step, but its writes miss the member, and a write that adds
+ * one keeps the escapes in the new member's name.
+ */
+function needsEscapes (name: string): boolean {
+  return name.includes('\\') || (name.includes('"') && name.includes("'"))
+}
+
+/**
  * The first token no RedisJSON path can express, if any. With `lastMayBe`, a last such token is
  * fine: the Lua scripts reach that member through the text of its parent object.
  */
@@ -97,8 +106,18 @@ export function unaddressableToken (tokens: readonly string[], lastMayBe = false
   return (lastMayBe ? tokens.slice(0, -1) : tokens).find(isUnaddressable)
 }
 
-/** The RedisJSON step selecting an object member: a double-quoted bracket, `\` and `"` escaped. */
+/** As unaddressableToken, for a write, which also cannot pass through a step that needs escapes. */
+export function unwritableToken (tokens: readonly string[], lastMayBe = false): string | undefined {
+  return (lastMayBe ? tokens.slice(0, -1) : tokens).find((token) => isUnaddressable(token) || needsEscapes(token))
+}
+
+/**
+ * The RedisJSON step selecting an object member: a bracket in double quotes, or in single quotes when
+ * the name holds a double quote, so that only names needing escapes get them (`\` and `"`).
+ */
 export function memberStep (name: string): string {
+  if (!name.includes('"') && !name.includes('\\')) return `["${name}"]`
+  if (!needsEscapes(name)) return `['${name}']`
   return '["' + name.replace(/["\\]/g, '\\$&') + '"]'
 }
 
@@ -127,12 +146,12 @@ export interface PathPlan {
   steps: string[]
 }
 
-export function planPath (tokens: readonly string[]): PathPlan {
+export function planPath (tokens: readonly string[], writing = false): PathPlan {
   let guess = '$'
   let ambiguous = false
   let direct = true
   const steps: string[] = []
-  for (const token of tokens) {
+  for (const [position, token] of tokens.entries()) {
     if (isUnaddressable(token)) {
       // Only ever the last token (see unaddressableToken); the resolver finds it by its JSON name.
       direct = false
@@ -143,7 +162,9 @@ export function planPath (tokens: readonly string[]): PathPlan {
     const index = ARRAY_INDEX.test(token)
     guess += index ? `[${token}]` : member
     ambiguous ||= index
-    steps.push(member, indexToken(token))
+    // A write reaches a last member whose step needs escapes by its JSON name too (see unwritableToken).
+    if (writing && position === tokens.length - 1 && needsEscapes(token)) steps.push('', JSON.stringify(token))
+    else steps.push(member, indexToken(token))
   }
   return { guess, ambiguous, direct, steps }
 }
@@ -161,7 +182,7 @@ export function parsePointer (pointer: string): string[] | undefined {
   return tokens
 }
 
-/** The Lua form of a pointer: its token count, then member step and index token per token. */
-export function pointerArgs (tokens: readonly string[]): string[] {
-  return [String(tokens.length), ...planPath(tokens).steps]
+/** The Lua form of a pointer, for a read or a write: its token count, then member step and index token per token. */
+export function pointerArgs (tokens: readonly string[], writing = false): string[] {
+  return [String(tokens.length), ...planPath(tokens, writing).steps]
 }

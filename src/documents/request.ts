@@ -5,18 +5,20 @@ import {
 import { etagOf, versionCondition } from '../http/conditional.js'
 import { mediaTypeOf } from '../http/json-parser.js'
 import type { JsonBody } from './json-body.js'
-import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
+import { parseDocumentAddress, unaddressableToken, unwritableToken, type DocumentAddress } from './pointer.js'
 import type { VersionRecord, WriteConditions } from './store/index.js'
 
 /**
  * The document address in a request's URL path, after `prefix` (such as '/docs/'). `namedLast` admits
  * a last token that no RedisJSON path expresses, for the methods whose scripts reach it another way.
+ * Methods other than GET and HEAD write, and RedisJSON writes through fewer paths than it reads.
  */
 export function addressOf (request: FastifyRequest, prefix: string, namedLast = false): DocumentAddress {
   const path = request.url.split('?', 1)[0]!
   const parsed = parseDocumentAddress(path.slice(prefix.length), queryPointerOf(request))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
-  const unaddressable = unaddressableToken(parsed.tokens, namedLast)
+  const reading = request.method === 'GET' || request.method === 'HEAD'
+  const unaddressable = (reading ? unaddressableToken : unwritableToken)(parsed.tokens, namedLast)
   if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
   return parsed
 }

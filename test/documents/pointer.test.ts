@@ -54,17 +54,18 @@ describe('parseDocumentAddress: URL path after /docs/ -> key and JSON Pointer to
   })
 })
 
-describe('memberStep: member names become double-quoted brackets', () => {
+describe('memberStep: member names become quoted brackets, escaped only when no quote avoids it', () => {
   it.each([
     ['a', '["a"]'],
     ['', '[""]'],
-    ['a"b', '["a\\"b"]'],
+    ['a"b', '[\'a"b\']'],
     ['a\\b', '["a\\\\b"]'],
     ['\\"', '["\\\\\\""]'],
     ["it's", '["it\'s"]'],
+    ['it\'s "x"', '["it\'s \\"x\\""]'],
     ['a.b', '["a.b"]'],
     ['[0]', '["[0]"]'],
-    ['"]', '["\\"]"]'],
+    ['"]', '[\'"]\']'],
     ['$..*', '["$..*"]'],
     ['tab\there', '["tab\there"]'],
     ['\u2028', '["\u2028"]'],

@@ -1,18 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
+import { segment, trickyNames } from '../helpers/member-names.js'
 
 const app = await buildTestApp()
-
-/** Member names that must each be reachable exactly, whatever they contain. */
-const trickyNames = [
-  'plain', '', 'a b', 'trailing ', 'x.y', 'a..b', '[0]', '["a"]', "it's", 'say "hi"', 'back\\slash', '\\"', '"]',
-  '$', '$.a', '*', '...', '@', '?(@.a)', 'a/b', 'm~n', '~0', '~1', '%41', '%', '+', '#', '?q=1', 'été',
-  '😀', '中文', '\u2028', 'tab\tstop', 'new\nline', 'nul\u0000', '\u007f', '0', '01', '-', '-1', '1e2',
-  '__proto__', 'constructor', 'null', 'true', '{}', 'a\'"\\b'
-]
-
-/** RFC 6901 escaping, then percent-encoding of everything a URL segment cannot carry. */
-const segment = (name: string) => encodeURIComponent(name.replaceAll('~', '~0').replaceAll('/', '~1'))
 
 describe('GET /docs/{key}/{pointer}: any member name is reachable', () => {
   const key = uniqueKey()

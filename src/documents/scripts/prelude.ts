@@ -3,13 +3,14 @@ import { LuaScript } from '../../redis/lua-script.js'
 /*
  * Lua shared by every document script. Conventions:
  * - A pointer's last token may name a member that RedisJSON paths cannot express (it starts with a
- *   space or a line feed): its member step is then '' and its index slot holds the name as a JSON
- *   string. Such a member is read and written through the text of its parent object.
+ *   space or a line feed) or, in a write, one whose step needs escapes, which RedisJSON's writes miss:
+ *   its member step is then '' and its index slot holds the name as a JSON string. Such a member is
+ *   read and written through the text of its parent object.
  * - A document is two keys: the JSON document and its version record, "version" or
  *   "version:expiresAtMs" when it has a time to live.
- * - A pointer arrives as a count n, then n pairs (member step, index): the member step is the escaped
- *   RedisJSON step `["name"]`; index is the token when it is a canonical array index, '-' for "-",
- *   and '' otherwise.
+ * - A pointer arrives as a count n, then n pairs (member step, index): the member step is the quoted
+ *   RedisJSON step (memberStep in pointer.ts); index is the token when it is a canonical array index,
+ *   '-' for "-", and '' otherwise.
  * - Preconditions arrive as strings: '' when absent, '*', or versions joined by ','.
  */
 export const prelude = `

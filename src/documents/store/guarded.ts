@@ -49,7 +49,7 @@ async function writeOnce ({ context, script, address, head, extra, validation }:
   const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + PREVIEW_SUFFIX]
   const exec = (base: string, preview: boolean) => {
     const reply = script.run<ScriptReply>(context.client, keys,
-      [...head, ...pointerArgs(address.tokens), rules.guard, base, preview ? '1' : '0', ...extra])
+      [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...extra])
     return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
   }
   let base = ''

@@ -115,7 +115,7 @@ export function documentWrites (context: StoreContext) {
     async jsonPatch (address: DocumentAddress, operations: readonly PreparedPatchOperation[], options: WriteOptions) {
       const extra = [String(operations.length), ...operations.flatMap((operation) => [
         operation.op, operation.invalid ?? '', operation.value ?? '',
-        ...pointerArgs(operation.path), ...pointerArgs(operation.from ?? [])
+        ...pointerArgs(operation.path, true), ...pointerArgs(operation.from ?? [], true)
       ])]
       const reply = await run(jsonPatchScript, address, options, extra)
       if (reply[0] === 'failed') {
@@ -131,7 +131,7 @@ export function documentWrites (context: StoreContext) {
     /** Applies operations in order, atomically; answers each one's result as JSON text. */
     async operate (address: DocumentAddress, operations: readonly PreparedOperation[], options: WriteOptions) {
       const extra = [String(operations.length), ...operations.flatMap((operation) => [
-        operation.name, ...pointerArgs(operation.path), ...operation.args,
+        operation.name, ...pointerArgs(operation.path, true), ...operation.args,
         String(operation.values.length), ...operation.values
       ])]
       const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra)
