@@ -151,7 +151,8 @@ export function planPath (tokens: readonly string[], writing = false): PathPlan 
   let ambiguous = false
   let direct = true
   const steps: string[] = []
-  for (const [position, token] of tokens.entries()) {
+  for (let position = 0; position < tokens.length; position++) {
+    const token = tokens[position]!
     if (isUnaddressable(token)) {
       // Only ever the last token (see unaddressableToken); the resolver finds it by its JSON name.
       direct = false

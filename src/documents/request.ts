@@ -8,17 +8,24 @@ import type { JsonBody } from './json-body.js'
 import { parseDocumentAddress, unaddressableToken, unwritableToken, type DocumentAddress } from './pointer.js'
 import type { VersionRecord, WriteConditions } from './store/index.js'
 
-/**
- * The document address in a request's URL path, after `prefix` (such as '/docs/'). `namedLast` admits
- * a last token that no RedisJSON path expresses, for the methods whose scripts reach it another way.
- * Methods other than GET and HEAD write, and RedisJSON writes through fewer paths than it reads.
- */
-export function addressOf (request: FastifyRequest, prefix: string, namedLast = false): DocumentAddress {
+/** Which members a request's pointer may name, beyond those any RedisJSON path reaches. */
+export interface AddressRules {
+  /** A last token that no RedisJSON path expresses, for the methods whose scripts reach it another way. */
+  namedLast?: boolean
+  /**
+   * Tokens whose path step needs escapes, which RedisJSON reads through but its writes (and length
+   * counts) miss. By default only GET and HEAD pass through them.
+   */
+  throughEscapes?: boolean
+}
+
+/** The document address in a request's URL path, after `prefix` (such as '/docs/'). */
+export function addressOf (request: FastifyRequest, prefix: string, rules: AddressRules = {}): DocumentAddress {
   const path = request.url.split('?', 1)[0]!
   const parsed = parseDocumentAddress(path.slice(prefix.length), queryPointerOf(request))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
-  const reading = request.method === 'GET' || request.method === 'HEAD'
-  const unaddressable = (reading ? unaddressableToken : unwritableToken)(parsed.tokens, namedLast)
+  const { namedLast = false, throughEscapes = request.method === 'GET' || request.method === 'HEAD' } = rules
+  const unaddressable = (throughEscapes ? unaddressableToken : unwritableToken)(parsed.tokens, namedLast)
   if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
   return parsed
 }

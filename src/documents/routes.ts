@@ -64,7 +64,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
       // A plain read that failed early failed with this very read: its error is the answer.
       const failure = earlyAnswers?.failureOf(request.raw)
       if (failure !== undefined) throw failure
-      const address = addressOf(request, URL_PREFIX, true)
+      const address = addressOf(request, URL_PREFIX, { namedLast: true })
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
@@ -82,7 +82,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     schema: schemas.put(form),
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const address = addressOf(request, URL_PREFIX, true)
+    const address = addressOf(request, URL_PREFIX, { namedLast: true })
     const body = documentBodyOf(request, address, maxDepth)
     return sendWrite(request, reply, await store.put(address, body.text, writeOptions(request)))
   })
@@ -92,7 +92,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     schema: schemas.patch(form)
   }, async (request, reply) => {
     const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
-    const address = addressOf(request, URL_PREFIX, isJsonPatch)
+    const address = addressOf(request, URL_PREFIX, { namedLast: isJsonPatch })
     const body = jsonBodyOf(request)
     if (isJsonPatch) {
       const operations = preparePatch(body, address.tokens, maxDepth)
@@ -118,7 +118,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
   })
 
   app.delete(url, { schema: schemas.remove(form) }, async (request, reply) => {
-    const result = await store.remove(addressOf(request, URL_PREFIX, true), conditionsOf(request))
+    const result = await store.remove(addressOf(request, URL_PREFIX, { namedLast: true }), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })
