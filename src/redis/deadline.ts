@@ -20,14 +20,15 @@ class DeadlineSweep {
     this.#timeoutMs = timeoutMs
   }
 
-  bound<T> (work: Promise<T>): Promise<T> {
+  /** The work's outcome, its failures passed through failure, or RedisUnavailableError once it is late. */
+  bound<T> (work: Promise<T>, failure: (error: unknown) => unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const pending: Pending = { expiresAt: Date.now() + this.#timeoutMs, reject }
       this.#pending.add(pending)
       this.#arm()
       work.then(
         (value) => { this.#pending.delete(pending); resolve(value) },
-        (error: unknown) => { this.#pending.delete(pending); reject(error) })
+        (error: unknown) => { this.#pending.delete(pending); reject(failure(error)) })
     })
   }
 
@@ -54,28 +55,31 @@ class DeadlineSweep {
 
 const sweeps = new Map<number, DeadlineSweep>()
 
+function bounded<T> (work: Promise<T>, timeoutMs: number, failure: (error: unknown) => unknown): Promise<T> {
+  let sweep = sweeps.get(timeoutMs)
+  if (!sweep) sweeps.set(timeoutMs, sweep = new DeadlineSweep(timeoutMs))
+  return sweep.bound(work, failure)
+}
+
 /**
  * Bounds a Redis interaction in time. node-redis' own command timeout stops counting once a command is
  * written, so a Redis that stalls (CLIENT PAUSE, a long script, a saturated host) needs this too. The
  * command itself runs on; its late answer is dropped.
  */
 export function withDeadline<T> (work: Promise<T>, timeoutMs: number): Promise<T> {
-  let sweep = sweeps.get(timeoutMs)
-  if (!sweep) sweeps.set(timeoutMs, sweep = new DeadlineSweep(timeoutMs))
-  return sweep.bound(work)
+  return bounded(work, timeoutMs, (error) => error)
 }
 
 /**
- * A Redis call bounded by withDeadline, where anything but Redis' own error reply (a lost connection,
+ * A Redis call bounded like withDeadline, where anything but Redis' own error reply (a lost connection,
  * a client that gave up) becomes RedisUnavailableError, the 503. Error replies go through
  * translateReply when given, else are left to the caller.
  */
 export function redisCall<T> (
   work: Promise<T>, timeoutMs: number, translateReply: (error: ErrorReply) => Error = (error) => error
 ): Promise<T> {
-  return withDeadline(work, timeoutMs).catch((error: unknown) => {
-    if (error instanceof RedisUnavailableError) throw error
-    if (error instanceof ErrorReply) throw translateReply(error)
-    throw new RedisUnavailableError((error as Error).message ?? String(error))
+  return bounded(work, timeoutMs, (error) => {
+    if (error instanceof ErrorReply) return translateReply(error)
+    return new RedisUnavailableError((error as Error).message ?? String(error))
   })
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { MAX_CACHED_LENGTH } from '../../src/redis/cache.js'
 import {
-  buildTestApp, connectRedis, operate, overSocket, patch, put, remove, uniqueKey
+  buildTestApp, connectRedis, operate, overSocket, patch, put, remove, send, uniqueKey
 } from '../helpers/app.js'
 import { eventually } from '../helpers/local-redis.js'
 
@@ -146,6 +146,24 @@ describe('the cache bound', () => {
     for (let i = 0; i < 3; i++) expect((await get(app, `/docs/${key}`)).json().text).toHaveLength(MAX_CACHED_LENGTH)
     expect(cacheOf(app).stats().missCount - misses).toBeGreaterThanOrEqual(3)
     expect((await cachedRead(app, `/docs/${key}/small`)).json()).toBe(1)
+  })
+
+  it('changes no answer: reads, queries and their errors are the same with it off', async () => {
+    const uncached = await buildTestApp({ cacheMaxEntries: 0, keyPrefix: app.keyPrefix })
+    const [key, text, expiring] = [uniqueKey(), uniqueKey(), uniqueKey()]
+    await send(app, 'PUT', `/docs/${key}`, '{"big":12345678901234567890,"f":1.0,"s":"é\u{1F600}","a":[{"id":1},{"id":2}],"":null}')
+    await put(app, `/docs/${expiring}?ttl=100`, { a: 1 })
+    await redis.set(app.keyPrefix + text, 'not JSON')
+    const urls = [`/docs/${key}`, `/docs/${key}/big`, `/docs/${key}/f`, `/docs/${key}/s`, `/docs/${key}/a/1/id`, `/docs/${key}/`,
+      `/docs/${key}/missing`, `/docs/${key}/a/7`, `/docs/${uniqueKey()}`, `/docs/${text}`, `/docs/${expiring}/a`,
+      `/docs/${key}?jsonpath=${encodeURIComponent('$.a[*].id')}`, `/docs/${key}?jsonpath=${encodeURIComponent('$[')}`]
+    for (const url of urls) {
+      const [cached, direct] = [await get(app, url), await get(uncached, url)]
+      expect([url, direct.statusCode, direct.body]).toEqual([url, cached.statusCode, cached.body])
+      expect(direct.headers['etag']).toBe(cached.headers['etag'])
+      expect(direct.headers['content-type']).toBe(cached.headers['content-type'])
+    }
+    expect(uncached.redis.clientSideCache).toBeUndefined()
   })
 
   it('is off with CACHE_MAX_ENTRIES=0', async () => {

@@ -36,10 +36,16 @@ export type ScriptReply = [status: string, version?: string | null, value?: unkn
 const VERSION_SUFFIX = '\u001fversion'
 const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
 
+/** The Redis keys holding a document: the JSON document and its version record. */
+export function documentKeysOf (context: StoreContext, key: string): [doc: string, ver: string] {
+  const doc = context.keyPrefix + key
+  return [doc, doc + VERSION_SUFFIX]
+}
+
 /** The Redis keys of a document: the JSON document, its version record, then two scratch keys. */
 export function keysOf (context: StoreContext, key: string): string[] {
-  const doc = context.keyPrefix + key
-  return [doc, doc + VERSION_SUFFIX, ...SCRATCH_SUFFIXES.map((suffix) => doc + suffix)]
+  const [doc, ver] = documentKeysOf(context, key)
+  return [doc, ver, ...SCRATCH_SUFFIXES.map((suffix) => doc + suffix)]
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */

@@ -9,7 +9,7 @@ import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
 import {
-  checkStatus, keysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
+  checkStatus, documentKeysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, violationsOf, type Validation } from './guarded.js'
 
@@ -161,7 +161,7 @@ export function documentWrites (context: StoreContext) {
           violations[index] ? context.rules.confirm(item.key, rules[index]!) : true))
         if (confirmed.includes(false)) continue
         const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
-        const documentKeys = valid.map(({ item }) => keysOf(context, item.key).slice(0, 2))
+        const documentKeys = valid.map(({ item }) => documentKeysOf(context, item.key))
         const keys = valid.flatMap(({ rules }, index) => [...documentKeys[index]!, rules.schemaKey])
         const args = [String(valid.length), ...valid.flatMap(({ item, rules }) =>
           [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json])]
