@@ -5,8 +5,8 @@ import { DerivedCache } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, readScript } from '../scripts/reads.js'
 import {
-  call, checkStatus, keysOf, notFound, parseRecord, documentKeysOf, recordOf, screenDepth, unwrap, withRecord, type ScriptReply,
-  type StoreContext, type VersionRecord
+  call, checkStatus, documentKeysOf, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, withRecord,
+  type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 
 export interface StoredValue extends VersionRecord {
