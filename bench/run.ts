@@ -10,11 +10,11 @@ import type { CommandSender } from './lib/load.js'
 import { measureRow, type RowTarget } from './lib/measure-row.js'
 import { parseOptions, selectRows, type RunOptions } from './lib/options.js'
 import { gcWithin, readGcLog } from './lib/proc.js'
-import { redisPidOf, startCeiling, startService, type Measured, type ServiceProcess } from './lib/processes.js'
+import { redisPidOf, startCeiling, startFloor, startService, type Measured, type ServiceProcess } from './lib/processes.js'
 import { putDocuments } from './lib/put-documents.js'
 import { createStoppers } from './lib/stoppers.js'
 import type { RowResult, RunResult } from './lib/results.js'
-import { CEILING_JUDGED_ROWS, evaluateTargets } from './lib/targets.js'
+import { BESIDE_CEILING_ROWS, evaluateTargets } from './lib/targets.js'
 import { toCsv } from './report/csv.js'
 import { toMarkdown } from './report/markdown.js'
 import { toSvg } from './report/svg.js'
@@ -28,6 +28,7 @@ const KEY_PREFIX = 'jsondocs:'
 
 interface Running {
   ceiling?: Measured
+  floor?: Measured
   service?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string }
   cached?: ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string, settings: string }
 }
@@ -67,6 +68,9 @@ function targetOf (running: Running, target: Target): RowTarget {
   if (target === 'ceiling' && running.ceiling) return { ...running.ceiling, settings: 'no-op fastify' }
   if (target === 'service' && running.service) return { ...running.service, settings: 'cache off' }
   if (target === 'cached' && running.cached) return { ...running.cached }
+  if (target === 'floor' && running.floor && running.service) {
+    return { ...running.floor, settings: 'floor server', redisPid: running.service.redisPid }
+  }
   throw new Error(`no ${target} process`)
 }
 
@@ -83,7 +87,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   const total = scenarios.reduce((n, scenario) => n + scenario.rows.length, 0)
   if (total === 0) throw new Error('no row matches --only')
   const targets = new Set(scenarios.flatMap((scenario) => scenario.rows.map((row) => row.target)))
-  const judged = scenarios.some((scenario) => scenario.rows.some((row) => CEILING_JUDGED_ROWS.includes(row.id)))
+  const besideCeiling = scenarios.some((scenario) => scenario.rows.some((row) => BESIDE_CEILING_ROWS.includes(row.id)))
   const startedAt = new Date()
   const machine = describeMachine()
 
@@ -95,22 +99,29 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   stoppers.add(() => rmSync(work, { recursive: true, force: true }))
 
   const running: Running = {}
-  if (targets.has('ceiling') || judged) {
+  if (targets.has('ceiling') || besideCeiling) {
     const ceiling = await startCeiling(root, options.logLevel)
     stoppers.add(() => ceiling.stop())
     running.ceiling = ceiling
   }
-  if (targets.has('service') || !targets.has('cached')) running.service = await startServiceWithRedis(options, work, 'service', 0)
+  if (targets.has('service') || targets.has('floor') || !targets.has('cached')) running.service = await startServiceWithRedis(options, work, 'service', 0)
   if (targets.has('cached')) {
     const cached = await startServiceWithRedis(options, work, 'cached', options.cacheEntries)
     running.cached = { ...cached, settings: `cache ${options.cacheEntries}` }
+  }
+  if (targets.has('floor')) {
+    const floor = await startFloor(root, options.logLevel, { socketPath: running.service!.socketPath }, KEY_PREFIX)
+    stoppers.add(() => floor.stop())
+    running.floor = floor
   }
   const anyRedis = (running.service ?? running.cached)!.redis
   const versions = await describeVersions(root, anyRedis)
 
   for (const scenario of scenarios) {
     for (const target of new Set(scenario.rows.map((row) => row.target))) {
-      if (target !== 'ceiling') await putDocuments(targetOf(running, target).url, scenario.documents)
+      // The floor server reads and writes documents the service wrote.
+      const writer = target === 'floor' ? 'service' : target
+      if (target !== 'ceiling') await putDocuments(targetOf(running, writer).url, scenario.documents)
     }
   }
   if (running.cached) {
@@ -127,7 +138,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       if (process.stderr.isTTY) process.stderr.write(`[${String(rows.length + 1).padStart(2)}/${total}] ${row.id} ...\r`)
       const result = await measureRow(row, {
         target: targetOf(running, row.target),
-        ...(CEILING_JUDGED_ROWS.includes(row.id) ? { adjacentCeiling: { target: targetOf(running, 'ceiling'), requests: NOOP_REQUESTS } } : {}),
+        ...(BESIDE_CEILING_ROWS.includes(row.id) ? { adjacentCeiling: { target: targetOf(running, 'ceiling'), requests: NOOP_REQUESTS } } : {}),
         familyTitle: scenario.title,
         keyPrefix: KEY_PREFIX,
         connections: options.connections,
@@ -158,6 +169,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       service: options.mode === 'dist' ? 'node dist/server.js' : 'node --import tsx src/server.ts',
       redis: "the service's own redis-server (no REDIS_URL) on a unix socket, AOF everysec; direct rows use the same socket",
       ceiling: 'node bench/processes/noop-server.mjs (fastify, GET /noop)',
+      floor: "node bench/processes/floor-server.mjs (fastify + node-redis on the service's Redis, the least a versioned gateway does)",
       LOG_LEVEL: options.logLevel,
       CACHE_MAX_ENTRIES: { service: 0, ...(running.cached ? { cached: running.cached.settings } : {}) },
       connections: options.connections,

@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createClient } from 'redis'
+import type { RedisConnection } from '../../src/redis/connection.js'
 import type { CommandSender } from './load.js'
 import { benchTools } from './bench-tools.js'
 
@@ -102,15 +103,29 @@ export function startFlags (root: string): string[] {
 }
 
 /** The no-op fastify server, run with the service's node options: the bare HTTP ceiling. */
-export async function startCeiling (root: string, logLevel: string): Promise<Measured> {
+export function startCeiling (root: string, logLevel: string): Promise<Measured> {
+  return startBenchProcess(root, 'noop-server.mjs', 'the no-op server', { LOG_LEVEL: logLevel })
+}
+
+/**
+ * The floor server (bench/processes/floor-server.mjs) on the service's Redis and key prefix: the least a
+ * versioned gateway on the same fastify and node-redis does, run with the service's node options.
+ */
+export function startFloor (root: string, logLevel: string, redis: RedisConnection, keyPrefix: string): Promise<Measured> {
+  const where: Record<string, string> = 'url' in redis ? { REDIS_URL: redis.url, REDIS_SOCKET: '' } : { REDIS_SOCKET: redis.socketPath }
+  return startBenchProcess(root, 'floor-server.mjs', 'the floor server', { LOG_LEVEL: logLevel, KEY_PREFIX: keyPrefix, ...where })
+}
+
+/** One of bench/processes/ on a free loopback port, healthy before it is measured. */
+async function startBenchProcess (root: string, script: string, name: string, env: Record<string, string>): Promise<Measured> {
   const port = await freePort()
-  const child = spawn(process.execPath, [...startFlags(root), join(root, 'bench/processes/noop-server.mjs')], {
+  const child = spawn(process.execPath, [...startFlags(root), join(root, 'bench/processes', script)], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: logLevel },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe']
   })
   const url = `http://127.0.0.1:${port}`
-  await waitHealthy(child, url, 'the no-op server')
+  await waitHealthy(child, url, name)
   return { pid: child.pid!, url, stop: async () => { await stopChild(child) } }
 }
 

@@ -10,8 +10,12 @@ export const CEILING_AGAIN_ROW = 'ceiling/noop-c16-end'
 /** Small reads and writes: 380 B root and leaf, set leaf, increment. */
 export const SMALL_ROWS = ['object-380b/get-root', 'object-380b/get-sclr', 'object-380b/set-sclr', 'numbers/incr']
 export const CACHED_SMALL_ROWS = ['cached/380b-get-root', 'cached/380b-get-sclr']
-/** Rows judged against the ceiling, which the runner measures again right after each of them. */
+/** Rows judged against the ceiling. */
 export const CEILING_JUDGED_ROWS = [...SMALL_ROWS, ...CACHED_SMALL_ROWS]
+/** The same small work on the floor server, shown beside the ceiling but not judged. */
+export const FLOOR_ROWS = ['floor/get-root', 'floor/get-sclr', 'floor/set-sclr', 'floor/incr']
+/** Rows the runner measures the ceiling again right after. */
+export const BESIDE_CEILING_ROWS = [...CEILING_JUDGED_ROWS, ...FLOOR_ROWS]
 export const CACHED_LARGE_ROOT = 'cached/40k-get-root'
 export const LEAF_SMALL = 'object-380b/get-sclr'
 export const LEAF_1MB = 'size-sweep/leaf-1mb'

@@ -28,8 +28,8 @@ function ceilingTable (rows: RowResult[]): string {
 
 function familyTable (rows: RowResult[], ceilingRate: number | undefined): string {
   return table(
-    ['request', 'settings', 'service req/s', 'direct req/s', 'service/direct', 'of ceiling', 'p50 ms', 'p99 ms',
-      'direct p99 ms', 'CPU µs/req', 'Redis µs/req (service / direct)', 'RSS MB', 'longest GC ms'],
+    ['request', 'settings', 'service req/s', 'direct req/s', 'service/direct', 'of ceiling', 'of ceiling right after (rate; CPU)',
+      'p50 ms', 'p99 ms', 'direct p99 ms', 'CPU µs/req', 'Redis µs/req (service / direct)', 'RSS MB', 'longest GC ms'],
     rows.map((row) => [
       row.title,
       row.settings,
@@ -37,6 +37,9 @@ function familyTable (rows: RowResult[], ceilingRate: number | undefined): strin
       row.direct ? rate(row.direct.rate) : '',
       times(row.ratio),
       ceilingRate ? times(row.service.rate / ceilingRate) : '',
+      row.ceiling
+        ? `${times(row.service.rate / row.ceiling.rate)}; ${times(row.service.cpuUsPerRequest / row.ceiling.cpuUsPerRequest)}`
+        : '',
       ms(row.service.latency.p50),
       ms(row.service.latency.p99),
       row.direct ? ms(row.direct.latency.p99) : '',

@@ -2,6 +2,7 @@ import { array1k4Scenario } from './array-1k4.js'
 import { cachedReadsScenario } from './cached-reads.js'
 import { ceiling, ceilingAgain } from './ceiling.js'
 import { emptyStringScenario } from './empty-string.js'
+import { floorScenario } from './floor.js'
 import { largeDocsScenario } from './large-docs.js'
 import { numbersScenario } from './numbers.js'
 import { object380bScenario } from './object-380b.js'
@@ -20,6 +21,7 @@ export function allScenarios (): Scenario[] {
     object3k5Scenario(),
     largeDocsScenario(),
     numbersScenario(),
+    floorScenario(),
     sizeSweepScenario(),
     cachedReadsScenario(),
     soakScenario(),

@@ -1,7 +1,7 @@
 import type { Json } from '../fixtures.js'
 
 /** Which process answers a row's HTTP requests. */
-export type Target = 'service' | 'cached' | 'ceiling'
+export type Target = 'service' | 'cached' | 'ceiling' | 'floor'
 
 export interface HttpRequestSpec {
   method: 'GET' | 'PUT' | 'POST'

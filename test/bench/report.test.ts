@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CSV_HEADER, csvField, toCsv } from '../../bench/report/csv.js'
 import { toMarkdown } from '../../bench/report/markdown.js'
 import { escapeXml, toSvg } from '../../bench/report/svg.js'
-import { row, run } from './rows.js'
+import { measurement, row, run } from './rows.js'
 
 /** Splits one CSV line into fields, honouring RFC 4180 quotes. */
 function parseCsvLine (line: string): string[] {
@@ -65,6 +65,15 @@ describe('markdown output', () => {
     expect(line).toBeDefined()
     expect(line).toContain('| 8,000 | 40,000 | 0.20x | 0.80x |')
     expect(line).toContain('| 50.0 | - / - | 80 |')
+  })
+
+  it('gives rate and CPU over those of the ceiling measured right after a row, where it was', () => {
+    const beside = toMarkdown(run([
+      row('ceiling/noop-c16', 10000, { cpu: 40 }),
+      row('floor/set-sclr', 6000, { cpu: 30, ceiling: { ...measurement(9000), cpuUsPerRequest: 20 } })
+    ]))
+    const line = beside.split('\n').find((l) => l.startsWith('| GET /docs/{key}/floor/set-sclr'))
+    expect(line).toContain('| 0.60x | 0.67x; 1.50x |')
   })
 
   it('says how far the ceiling moved between the start and the end of the run', () => {

@@ -22,7 +22,7 @@ export function row (id: string, rate: number, extra: Partial<RowResult> & { p99
     family,
     familyTitle: family,
     title: `GET /docs/{key}/${id}`,
-    target: family === 'ceiling' ? 'ceiling' : family === 'cached' ? 'cached' : 'service',
+    target: family === 'ceiling' || family === 'cached' || family === 'floor' ? family : 'service',
     settings: 'cache off',
     connections: 16,
     service: { ...measurement(rate, p99), cpuUsPerRequest: cpu, rssMb: 80, from: 0, to: 4000 },
