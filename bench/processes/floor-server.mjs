@@ -28,11 +28,10 @@ const etagOf = (version) => `"${version ?? 0}"`
 const pathOf = (request) => request.query.path ?? '.'
 
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } })
-// The body stays text, as RedisJSON takes it; JSON.parse only refuses what is not JSON.
-app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+// The body's text, as RedisJSON takes it, and its value, parsed once.
+app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
   try {
-    JSON.parse(body)
-    done(null, body)
+    done(null, { text, value: JSON.parse(text) })
   } catch (error) {
     error.statusCode = 400
     done(error)
@@ -51,7 +50,7 @@ app.get('/floor/:key', async (request, reply) => {
 
 app.put('/floor/:key', async (request, reply) => {
   const [doc, version] = keysOf(request.params.key)
-  const next = await redis.sendCommand(['EVALSHA', sha.set, '2', doc, version, pathOf(request), request.body])
+  const next = await redis.sendCommand(['EVALSHA', sha.set, '2', doc, version, pathOf(request), request.body.text])
   if (next === null) return reply.code(404).send()
   return reply.header('etag', etagOf(next)).code(204).send()
 })
@@ -59,7 +58,7 @@ app.put('/floor/:key', async (request, reply) => {
 /** One increment, `{"op":"incr","by":n}`, answered as the service answers it: `{"result":n}`. */
 app.post('/floor/:key', async (request, reply) => {
   const [doc, version] = keysOf(request.params.key)
-  const by = JSON.parse(request.body).by
+  const by = request.body.value?.by
   if (typeof by !== 'number') return reply.code(400).send()
   const [next, result] = await redis.sendCommand(['EVALSHA', sha.increment, '2', doc, version, pathOf(request), String(by)])
   return reply.header('etag', etagOf(next)).type('application/json').send(`{"result":${result}}`)
