@@ -6,6 +6,7 @@ import createError from '@fastify/error'
  */
 export const problemTypes = {
   DOCS_ERR_BAD_REQUEST: { status: 400, title: 'Malformed request' },
+  DOCS_ERR_MALFORMED_HTTP: { status: 400, title: 'Malformed HTTP message' },
   DOCS_ERR_INVALID_JSON: { status: 400, title: 'Request body is not valid JSON' },
   DOCS_ERR_INVALID_JSONPATH: { status: 400, title: 'Invalid JSONPath expression' },
   DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
@@ -13,6 +14,7 @@ export const problemTypes = {
   DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
   DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
+  DOCS_ERR_REQUEST_TIMEOUT: { status: 408, title: 'Request not received in time' },
   DOCS_ERR_WRONG_TYPE: { status: 409, title: 'Key does not hold a JSON document' },
   DOCS_ERR_VALUE_TYPE: { status: 409, title: 'Operation does not apply to the value at this location' },
   DOCS_ERR_OPERATION_FAILED: { status: 409, title: 'Operation cannot be applied' },
@@ -24,8 +26,11 @@ export const problemTypes = {
   DOCS_ERR_UNSTORABLE_JSON: { status: 422, title: 'JSON value cannot be stored' },
   DOCS_ERR_UNADDRESSABLE: { status: 422, title: 'Location cannot be addressed in RedisJSON' },
   DOCS_ERR_SCHEMA_VIOLATION: { status: 422, title: 'Document would not match its collection schema' },
+  DOCS_ERR_LIMIT_EXCEEDED: { status: 422, title: 'Request exceeds a cost limit' },
+  DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
-  DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' }
+  DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
+  DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' }
 } as const
 
 export type ProblemCode = keyof typeof problemTypes
@@ -60,6 +65,13 @@ export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
+export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
+const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
+
+/** The 422 of a request over one of the cost limits: names the setting (`limit`) and its value (`max`). */
+export function limitExceeded (limit: string, max: number, detail: string) {
+  return withExtensions(new LimitExceededError(detail), { limit, max })
+}
 
 export function isProblemCode (code: unknown): code is ProblemCode {
   return typeof code === 'string' && Object.hasOwn(problemTypes, code)

@@ -496,6 +496,7 @@ export interface components {
          *     | code | status | title | type |
          *     | --- | --- | --- | --- |
          *     | `DOCS_ERR_BAD_REQUEST` | 400 | Malformed request | `/problems/bad-request` |
+         *     | `DOCS_ERR_MALFORMED_HTTP` | 400 | Malformed HTTP message | `/problems/malformed-http` |
          *     | `DOCS_ERR_INVALID_JSON` | 400 | Request body is not valid JSON | `/problems/invalid-json` |
          *     | `DOCS_ERR_INVALID_JSONPATH` | 400 | Invalid JSONPath expression | `/problems/invalid-jsonpath` |
          *     | `DOCS_ERR_VALIDATION` | 400 | Request does not match its schema | `/problems/validation` |
@@ -503,6 +504,7 @@ export interface components {
          *     | `DOCS_ERR_NOT_FOUND` | 404 | Nothing at this location | `/problems/not-found` |
          *     | `DOCS_ERR_ROUTE_NOT_FOUND` | 404 | No such route | `/problems/route-not-found` |
          *     | `DOCS_ERR_METHOD_NOT_ALLOWED` | 405 | Method not allowed on this resource | `/problems/method-not-allowed` |
+         *     | `DOCS_ERR_REQUEST_TIMEOUT` | 408 | Request not received in time | `/problems/request-timeout` |
          *     | `DOCS_ERR_WRONG_TYPE` | 409 | Key does not hold a JSON document | `/problems/wrong-type` |
          *     | `DOCS_ERR_VALUE_TYPE` | 409 | Operation does not apply to the value at this location | `/problems/value-type` |
          *     | `DOCS_ERR_OPERATION_FAILED` | 409 | Operation cannot be applied | `/problems/operation-failed` |
@@ -514,26 +516,29 @@ export interface components {
          *     | `DOCS_ERR_UNSTORABLE_JSON` | 422 | JSON value cannot be stored | `/problems/unstorable-json` |
          *     | `DOCS_ERR_UNADDRESSABLE` | 422 | Location cannot be addressed in RedisJSON | `/problems/unaddressable` |
          *     | `DOCS_ERR_SCHEMA_VIOLATION` | 422 | Document would not match its collection schema | `/problems/schema-violation` |
+         *     | `DOCS_ERR_LIMIT_EXCEEDED` | 422 | Request exceeds a cost limit | `/problems/limit-exceeded` |
+         *     | `DOCS_ERR_HEADERS_TOO_LARGE` | 431 | Request header fields too large | `/problems/headers-too-large` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
          *     | `DOCS_ERR_REDIS_UNAVAILABLE` | 503 | Storage unavailable | `/problems/redis-unavailable` |
+         *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
          */
         Problem: {
             /**
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/internal" | "/problems/redis-unavailable";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/service-busy";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
-            status: 400 | 404 | 405 | 409 | 412 | 413 | 415 | 422 | 500 | 503;
+            status: 400 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 500 | 503;
             /** @description What happened, for people */
             detail: string;
             /**
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write */
@@ -544,6 +549,10 @@ export interface components {
             path?: string;
             /** @description For operation failures: the location the operation applies to */
             pointer?: string;
+            /** @description For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the setting whose limit the request exceeds */
+            limit?: string;
+            /** @description For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit */
+            max?: number;
         } & {
             [key: string]: unknown;
         };
@@ -577,7 +586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -586,7 +595,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -615,14 +642,28 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -676,7 +717,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -694,6 +735,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -703,7 +753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -712,7 +762,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -793,7 +852,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -804,6 +863,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -847,7 +915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -856,7 +924,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -917,7 +994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -928,6 +1005,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -971,7 +1057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -980,7 +1066,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1022,7 +1117,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1033,6 +1128,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1058,7 +1162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1067,7 +1171,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1101,8 +1214,26 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1153,7 +1284,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1167,6 +1298,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -1174,14 +1312,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1278,7 +1423,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1289,6 +1434,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1332,7 +1486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1341,7 +1495,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1395,7 +1558,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1413,6 +1576,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -1422,7 +1594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1431,7 +1603,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1512,7 +1693,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1523,6 +1704,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1566,7 +1756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,7 +1765,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1636,7 +1835,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1647,6 +1846,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1690,7 +1898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1699,7 +1907,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1740,7 +1957,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1751,6 +1968,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1776,7 +2002,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1785,7 +2011,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1821,8 +2056,26 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1871,7 +2124,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1885,6 +2138,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -1892,14 +2152,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1996,7 +2263,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2007,6 +2274,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2050,7 +2326,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2059,7 +2335,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2100,7 +2385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2109,7 +2394,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2144,14 +2447,28 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2209,8 +2526,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2236,7 +2562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2245,7 +2571,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2312,8 +2647,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2339,7 +2683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,7 +2692,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2389,7 +2742,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2400,6 +2753,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2425,7 +2787,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2480,7 +2851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,6 +2862,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2534,7 +2914,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2571,7 +2960,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2582,6 +2971,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2607,7 +3005,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2643,7 +3050,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2652,6 +3059,13 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2671,7 +3085,14 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2719,7 +3140,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2737,6 +3158,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -2746,7 +3176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2755,7 +3185,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2794,7 +3233,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2808,6 +3247,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -2815,14 +3261,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2869,7 +3322,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2887,6 +3340,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -2896,7 +3358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2905,7 +3367,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2943,7 +3414,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2957,6 +3428,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
             409: {
                 headers: {
@@ -2964,14 +3442,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3005,7 +3490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3014,7 +3499,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3043,14 +3546,28 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3098,7 +3615,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3116,7 +3633,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3255,8 +3790,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3291,7 +3835,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3326,7 +3879,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3344,6 +3897,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Precondition failed */
             412: {
                 headers: {
@@ -3353,7 +3915,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable */
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3399,7 +3970,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3984,21 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable */
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Service busy */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3442,8 +4027,26 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3469,8 +4072,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3496,8 +4113,26 @@ export interface operations {
                     "application/yaml": Record<string, never>;
                 };
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3523,8 +4158,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -55,7 +55,9 @@ export const problemSchema = {
     collection: { type: 'string', description: 'For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write' },
     operation: { type: 'integer', minimum: 0, description: 'Index of the failing operation (JSON Patch, operations)' },
     path: { type: 'string', description: 'For DOCS_ERR_PATCH_FAILED: the path of the failing JSON Patch operation' },
-    pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' }
+    pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' },
+    limit: { type: 'string', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the setting whose limit the request exceeds' },
+    max: { type: 'integer', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit' }
   },
   required: ['type', 'title', 'status', 'detail', 'code'],
   additionalProperties: true

@@ -59,13 +59,14 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
 }, { name: 'openapi', fastify: '5.x' })
 
 /**
- * Problems any route may answer, in one place: a malformed request (400), Redis unavailable (503), and
- * for routes with a body, one too large (413) or of another media type (415).
+ * Problems any route may answer, in one place: a malformed request (400, from the HTTP parser too), one
+ * not received in time (408), header fields too large (431), Redis unavailable (503), and for routes
+ * with a body, one too large (413) or of another media type (415).
  */
 function addCommonProblems (route: RouteOptions): void {
   const { schema } = route
   if (!schema || schema.hide) return
-  const statuses = [400, ...(route.config?.usesStorage === false ? [] : [503]), ...(schema.body ? [413, 415] : [])]
+  const statuses = [400, 408, 431, ...(route.config?.usesStorage === false ? [] : [503]), ...(schema.body ? [413, 415] : [])]
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const status of statuses) response[status] ??= problemResponse(status)
   route.schema = { ...schema, response }
