@@ -135,8 +135,11 @@ function decodeCursor (token: string | undefined, prefix: string): string {
     decoded = undefined
   }
   const [issuedFor, cursor] = Array.isArray(decoded) ? decoded : []
-  if (issuedFor !== prefix || typeof cursor !== 'string' || !/^\d+$/.test(cursor)) {
-    throw new BadRequestError('The cursor is not one this listing issued')
-  }
+  if (issuedFor !== prefix || !isScanCursor(cursor)) throw new BadRequestError('The cursor is not one this listing issued')
   return cursor
+}
+
+/** SCAN cursors are unsigned 64-bit integers; Redis refuses any other number with an error. */
+function isScanCursor (cursor: unknown): cursor is string {
+  return typeof cursor === 'string' && /^\d{1,20}$/.test(cursor) && BigInt(cursor) < 2n ** 64n
 }

@@ -68,4 +68,16 @@ describe('GET /docs lists the namespace', () => {
     }
     expect((await app.inject({ method: 'GET', url: '/docs?limit=0' })).statusCode).toBe(400)
   })
+
+  it('refuses a forged cursor whatever number it holds, with 400 and never a 500', async () => {
+    const forge = (prefix: string, cursor: unknown) => Buffer.from(JSON.stringify([prefix, cursor])).toString('base64url')
+    for (const cursor of ['18446744073709551616', '99999999999999999999999999', '-1', '1e3', '']) {
+      const response = await app.inject({ method: 'GET', url: `/docs?prefix=forged&cursor=${forge('forged', cursor)}` })
+      expect(response.statusCode, cursor).toBe(400)
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(response.json().code).toBe('DOCS_ERR_BAD_REQUEST')
+    }
+    const largest = await app.inject({ method: 'GET', url: `/docs?prefix=forged&cursor=${forge('forged', '18446744073709551615')}` })
+    expect(largest.statusCode).toBe(200)
+  })
 })
