@@ -99,6 +99,35 @@ describe('operation errors', () => {
     expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
   })
 
+  it.each([
+    ['{"n":0}', '{"op":"incr","by":9223372036854775808}'],
+    ['{"n":0}', '{"op":"incr","by":18446744073709551615}'],
+    ['{"n":0}', '{"op":"mult","by":-9223372036854775809}'],
+    ['{"n":12345678901234567890}', '{"op":"incr","by":1}'],
+    ['{"n":-9223372036854775808}', '{"op":"incr","by":-1}']
+  ])('%s with %s: integers whose result leaves the 64-bit integer range are 409, and change nothing', async (document, operation) => {
+    const key = uniqueKey()
+    await send(app, 'PUT', `/docs/${key}`, document)
+    const before = await redis.sendCommand(['JSON.GET', app.keyPrefix + key])
+    const response = await send(app, 'POST', `/docs/${key}/n`, operation)
+    expect(response.statusCode).toBe(409)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_OPERATION_FAILED', operation: 0, pointer: '/n' })
+    expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
+  })
+
+  it.each([
+    ['{"n":5}', '{"op":"incr","by":1.5}', '6.5'],
+    ['{"n":5.0}', '{"op":"incr","by":1}', '6.0'],
+    ['{"n":9223372036854775806}', '{"op":"incr","by":1}', '9223372036854775807'],
+    ['{"n":-4611686018427387904}', '{"op":"mult","by":2}', '-9223372036854775808']
+  ])('%s with %s answers %s: integer arithmetic up to the range\'s edge, floats as floats', async (document, operation, result) => {
+    const key = uniqueKey()
+    await send(app, 'PUT', `/docs/${key}`, document)
+    const response = await send(app, 'POST', `/docs/${key}/n`, operation)
+    expect(response.statusCode).toBe(200)
+    expect(response.body).toBe(`{"result":${result}}`)
+  })
+
   it('is 404 for a missing location and 400 for a malformed operation', async () => {
     const key = await documentWith({ n: 1 })
     expect((await operate(app, `/docs/${key}/missing`, { op: 'incr', by: 1 })).statusCode).toBe(404)

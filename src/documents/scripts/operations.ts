@@ -46,8 +46,11 @@ local function apply(key, op)
     local expected = op.name == 'incr' and tonumber(before) + tonumber(op.a) or tonumber(before) * tonumber(op.a)
     local after = type(reply) == 'string' and unwrap(reply)
     local got = after and tonumber(after)
-    -- RedisJSON wraps 64-bit integers around on overflow: undo and refuse.
-    if not got or math.abs(got - expected) > 1e-9 * math.max(1, math.abs(expected)) then
+    -- RedisJSON wraps 64-bit integers around on overflow, and turns integers it cannot hold (a \`by\` or a
+    -- value beyond the signed 64-bit range) into rounded doubles: undo and refuse both.
+    local integers = string.find(before, '^-?%d+$') and string.find(op.a, '^-?%d+$')
+    if not got or (integers and not string.find(after, '^-?%d+$'))
+      or math.abs(got - expected) > 1e-9 * math.max(1, math.abs(expected)) then
       if after then redis.call('JSON.SET', key, path, before) end
       return nil, 'range', 'the result is beyond the range of a 64-bit integer or a double'
     end
