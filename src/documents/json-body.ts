@@ -1,3 +1,6 @@
+import { parseTree, type Node } from 'jsonc-parser'
+import { formatPointer } from './pointer.js'
+
 /**
  * Screening of JSON request bodies. The text a client sends is what gets forwarded to RedisJSON, so
  * values keep every digit RedisJSON can hold; the parse here only proves that the text is JSON which
@@ -31,18 +34,79 @@ export function screenJsonBody (bytes: Buffer, maxDepth: number): BodyVerdict {
   } catch (error) {
     return { invalid: (error as Error).message }
   }
-  const depth = measure(value, 0, maxDepth)
-  return typeof depth === 'string' ? { unstorable: depth } : { body: { text, value, depth } }
+  const shape = { members: 0 }
+  const depth = measure(value, 0, maxDepth, shape)
+  if (typeof depth === 'string') return { unstorable: depth }
+  // JSON.parse keeps the last of repeated member names; RFC 6902 and the service's fidelity both need them refused.
+  if (shape.members !== countMembers(text)) return { invalid: repeatedMember(text) }
+  return { body: { text, value, depth } }
+}
+
+/** How many object members a JSON text holds: its colons outside strings. Linear: each character is read once. */
+function countMembers (text: string): number {
+  let members = 0
+  let at = 0
+  let colon = text.indexOf(':')
+  for (;;) {
+    const quote = text.indexOf('"', at)
+    while (colon !== -1 && (quote === -1 || colon < quote)) {
+      members++
+      colon = text.indexOf(':', colon + 1)
+    }
+    if (quote === -1) return members
+    at = stringEnd(text, quote + 1)
+    if (colon !== -1 && colon < at) colon = text.indexOf(':', at)
+  }
+}
+
+/** The position after the closing quote of the string whose content starts at `from`. */
+function stringEnd (text: string, from: number): number {
+  for (let at = from; ; at++) {
+    at = text.indexOf('"', at)
+    if (at === -1) return text.length
+    let backslashes = 0
+    while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++
+    if (backslashes % 2 === 0) return at + 1
+  }
+}
+
+/** Names the first repeated member name of a JSON text that has one. */
+function repeatedMember (text: string): string {
+  const found = findRepeated(parseTree(text), [])
+  if (!found) return 'The body repeats a member name'
+  return `The object at ${JSON.stringify(formatPointer(found.at))} has the member name ${JSON.stringify(found.name)} twice`
+}
+
+function findRepeated (node: Node | undefined, at: string[]): { at: string[], name: string } | undefined {
+  if (node?.type === 'object') {
+    const names = new Set<string>()
+    for (const property of node.children ?? []) {
+      const name = String(property.children?.[0]?.value)
+      if (names.has(name)) return { at, name }
+      names.add(name)
+    }
+    for (const property of node.children ?? []) {
+      const found = findRepeated(property.children?.[1], [...at, String(property.children?.[0]?.value)])
+      if (found) return found
+    }
+  }
+  if (node?.type === 'array') {
+    for (const [index, item] of (node.children ?? []).entries()) {
+      const found = findRepeated(item, [...at, String(index)])
+      if (found) return found
+    }
+  }
+  return undefined
 }
 
 /** How many arrays and objects nest in a value that already passed screening. */
 export function nestingDepth (value: unknown): number {
-  const depth = measure(value, 0, Number.POSITIVE_INFINITY)
+  const depth = measure(value, 0, Number.POSITIVE_INFINITY, { members: 0 })
   return typeof depth === 'number' ? depth : 0
 }
 
-/** The nesting depth of a parsed value, or why RedisJSON cannot keep it as sent. */
-function measure (value: unknown, depth: number, maxDepth: number): number | string {
+/** The nesting depth of a parsed value, or why RedisJSON cannot keep it as sent; counts its members into shape. */
+function measure (value: unknown, depth: number, maxDepth: number, shape: { members: number }): number | string {
   switch (typeof value) {
     case 'number':
       return Number.isFinite(value) ? depth : 'A number is beyond the range of a double and cannot be stored'
@@ -52,12 +116,14 @@ function measure (value: unknown, depth: number, maxDepth: number): number | str
       if (value === null) return depth
       if (depth + 1 > maxDepth) return `The value nests deeper than ${maxDepth} levels`
       let deepest = depth + 1
-      const entries = Array.isArray(value) ? value.entries() : Object.entries(value)
+      const isArray = Array.isArray(value)
+      const entries = isArray ? value.entries() : Object.entries(value)
+      if (!isArray) shape.members += (entries as unknown[]).length
       for (const [name, item] of entries) {
         if (typeof name === 'string' && !name.isWellFormed()) {
           return 'A member name contains an unpaired UTF-16 surrogate escape'
         }
-        const found = measure(item, depth + 1, maxDepth)
+        const found = measure(item, depth + 1, maxDepth, shape)
         if (typeof found === 'string') return found
         if (found > deepest) deepest = found
       }

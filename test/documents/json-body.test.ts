@@ -53,4 +53,33 @@ describe('screenJsonBody', () => {
     const deep = '['.repeat(100_000) + ']'.repeat(100_000)
     expect(screen(deep)).toEqual({ unstorable: 'The value nests deeper than 100 levels' })
   })
+
+  it.each([
+    ['{"a":1,"a":2}', '""', 'a'],
+    ['{"a":{"b":1,"c":2,"b":1}}', '"/a"', 'b'],
+    ['[{"x":1},{"x":1,"y":[{"z":0,"z":0}]}]', '"/1/y/0"', 'z'],
+    ['{"__proto__":1,"__proto__":2}', '""', '__proto__'],
+    ['{"a\\u0062":1,"ab":2}', '""', 'ab'],
+    ['{"":1,"":2}', '""', '']
+  ])('calls %s invalid: a repeated member name (at %s: %j)', (text, pointer, name) => {
+    const verdict = screen(text)
+    expect(verdict).toEqual({ invalid: `The object at ${pointer} has the member name ${JSON.stringify(name)} twice` })
+  })
+
+  it.each([
+    '{"a:b":1,"c":"d:e","f":{"g":"::"}}',
+    '{"a\\"":1,"a\\\\":2,"b":"\\\\"}',
+    '[{"a":1},{"a":1}]',
+    '{"a":{"a":{"a":1}}}'
+  ])('keeps %s: names repeat only across objects, colons inside strings are text', (text) => {
+    expect(screen(text)).toHaveProperty('body')
+  })
+
+  it('finds a repeated name in a large body in linear time', () => {
+    const members = Array.from({ length: 50_000 }, (_, index) => `"k${index}":"v:${index}"`)
+    expect(screen(`{${members.join(',')}}`)).toHaveProperty('body')
+    expect(screen(`{${members.join(',')},"k7":0}`)).toHaveProperty('invalid')
+    const strings = JSON.stringify(Array.from({ length: 100_000 }, (_, index) => `s${index}`))
+    expect(screen(strings)).toHaveProperty('body')
+  })
 })

@@ -148,3 +148,20 @@ describe('JSON Patch details', () => {
     }
   })
 })
+
+describe('repeated member names (RFC 6902 section 4)', () => {
+  it.each([
+    '[{"op":"add","path":"/a","value":1,"op":"remove"}]',
+    '[{"op":"replace","path":"/a","path":"/b","value":1}]',
+    '[{"op":"add","path":"/a","value":{"x":1,"x":2}}]'
+  ])('refuses %s with 400 and changes nothing', async (patch) => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 0, b: 0 })
+    const before = await redis.sendCommand(['JSON.GET', app.keyPrefix + key])
+    const response = await send(app, 'PATCH', `/docs/${key}`, patch, {}, 'application/json-patch+json')
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_INVALID_JSON' })
+    expect(response.json().detail).toContain('twice')
+    expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
+  })
+})

@@ -119,3 +119,21 @@ describe('Prefer: return=minimal', () => {
     expect(response.headers.etag).toMatch(/^"\d+"$/)
   })
 })
+
+describe('repeated member names', () => {
+  it('are refused in documents, since what is read back could not be what was sent', async () => {
+    const key = uniqueKey()
+    const response = await send(app, 'PUT', `/docs/${key}`, '{"a":1,"b":{"c":1,"c":2}}')
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_INVALID_JSON', detail: 'The object at "/b" has the member name "c" twice' })
+    expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+  })
+
+  it('are refused in the service\'s own bodies: a batch item with two keys writes nothing', async () => {
+    const [first, second] = [uniqueKey(), uniqueKey()]
+    const response = await send(app, 'POST', '/batch/write', `{"items":[{"key":"${first}","value":1,"key":"${second}"}]}`)
+    expect(response.statusCode).toBe(400)
+    expect((await get(app, `/docs/${first}`)).statusCode).toBe(404)
+    expect((await get(app, `/docs/${second}`)).statusCode).toBe(404)
+  })
+})
