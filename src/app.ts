@@ -49,7 +49,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(schemasPlugin, {
     keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs
   })
-  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })
+  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
 
   await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
   // Plain reads are answered before fastify meets them, unless every request is to be logged.

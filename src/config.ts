@@ -20,16 +20,33 @@ export const environmentSchema = {
     COLLECTION_SEPARATOR: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[^\\u0000-\\u001f\\u007f]+$', default: ':' },
     BODY_LIMIT: { type: 'integer', minimum: 2, default: 1048576 },
     MAX_DEPTH: { type: 'integer', minimum: 1, maximum: 120, default: 100 },
+    MAX_DOCUMENT_BYTES: { type: 'integer', minimum: 1024, default: 1048576 },
+    MAX_REPLY_BYTES: { type: 'integer', minimum: 1024, default: 4194304 },
+    MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
     CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
+    'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS'],
   additionalProperties: true
 } as const
 
 export type Environment = FromSchema<typeof environmentSchema>
+
+/**
+ * What one request may cost, enforced before the work is done (see Limits in the README). Over a limit the
+ * answer is 422 DOCS_ERR_LIMIT_EXCEEDED naming the setting, and nothing is written.
+ */
+export interface CostLimits {
+  /** Longest RedisJSON text a document may have after any write. */
+  documentBytes: number
+  /** Longest answer a read may produce: JSONPath matches, a batch read. At least documentBytes. */
+  replyBytes: number
+  /** JSON text one request may make Redis walk beyond the write itself: JSONPath estimates, patch copies, tests. */
+  workBytes: number
+}
 
 /** What buildApp needs: everything explicit, nothing read from process.env. */
 export interface AppConfig {
@@ -42,6 +59,7 @@ export interface AppConfig {
   bodyLimit: number
   /** Deepest nesting a stored document may reach (RedisJSON itself refuses 128). */
   maxDepth: number
+  limits: CostLimits
   /** A Redis command slower than this ends the request with 503. */
   redisTimeoutMs: number
   retryAfterSeconds: number
@@ -54,7 +72,11 @@ export interface AppConfig {
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
 export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environment {
-  return envSchema<Environment>({ schema: environmentSchema, data: env, dotenv: false })
+  const environment = envSchema<Environment>({ schema: environmentSchema, data: env, dotenv: false })
+  if (environment.MAX_REPLY_BYTES < environment.MAX_DOCUMENT_BYTES) {
+    throw new Error('MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES: a whole document is a read\'s answer')
+  }
+  return environment
 }
 
 /** The app's share of the environment, given how Redis is reached. */
@@ -65,6 +87,11 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     collectionSeparator: environment.COLLECTION_SEPARATOR,
     bodyLimit: environment.BODY_LIMIT,
     maxDepth: environment.MAX_DEPTH,
+    limits: {
+      documentBytes: environment.MAX_DOCUMENT_BYTES,
+      replyBytes: environment.MAX_REPLY_BYTES,
+      workBytes: environment.MAX_WORK_BYTES
+    },
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,

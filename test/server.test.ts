@@ -108,7 +108,10 @@ describe('configuration', () => {
     [{ BODY_LIMIT: '-1' }, 'BODY_LIMIT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ CACHE_MAX_ENTRIES: '-1' }, 'CACHE_MAX_ENTRIES'],
-    [{ LOG_REQUESTS: 'sometimes' }, 'LOG_REQUESTS']
+    [{ LOG_REQUESTS: 'sometimes' }, 'LOG_REQUESTS'],
+    [{ MAX_DOCUMENT_BYTES: '10' }, 'MAX_DOCUMENT_BYTES'],
+    [{ MAX_WORK_BYTES: 'lots' }, 'MAX_WORK_BYTES'],
+    [{ MAX_DOCUMENT_BYTES: '8388608' }, 'MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
@@ -116,7 +119,7 @@ describe('configuration', () => {
   it('has working defaults', () => {
     expect(loadEnvironment({})).toMatchObject({
       HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
-      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false
+      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152
     })
   })
 })

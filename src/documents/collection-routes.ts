@@ -14,7 +14,7 @@ interface BatchReadBody { keys: string[], pointer?: string }
 interface BatchWriteBody { items: Array<{ key: string, value: unknown, ifMatch?: string, ifNoneMatch?: string, ttl?: number }> }
 interface ListQuery { prefix: string, limit: number, cursor?: string }
 
-const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409, invalid: 422 } as const
+const batchStatus = { created: 201, ok: 200, precondition: 412, wrongtype: 409, invalid: 422, toolarge: 422 } as const
 
 /** Everything about many documents or about a document's metadata: listing, batches, expiry, description. */
 export default async function collectionRoutes (app: FastifyInstance, { maxDepth }: { maxDepth: number }) {
@@ -57,13 +57,13 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
     const nodes = raw.items(raw.member(raw.root, 'items'))
     const items = request.body.items.map((item, index): BatchPutItem => {
       requireKey(item.key, index)
-      if (nestingDepth(item.value) > maxDepth) {
-        throw new UnstorableJsonError(`Item ${index} nests deeper than ${maxDepth} levels`)
-      }
+      const depth = nestingDepth(item.value)
+      if (depth > maxDepth) throw new UnstorableJsonError(`Item ${index} nests deeper than ${maxDepth} levels`)
       const ttlMs = ttlMsOf(item.ttl)
       return {
         key: item.key,
         json: raw.memberText(nodes[index], 'value')!,
+        depth,
         ifMatch: versionCondition(item.ifMatch, 'If-Match'),
         ifNoneMatch: versionCondition(item.ifNoneMatch, 'If-None-Match'),
         ...(ttlMs === undefined ? {} : { ttlMs })
@@ -75,7 +75,10 @@ export default async function collectionRoutes (app: FastifyInstance, { maxDepth
         key: result.key,
         status: batchStatus[result.status],
         ...(result.version ? { etag: etagOf(result.version) } : {}),
-        ...(result.violations ? { errors: result.violations.map((violation) => ({ in: 'document', ...violation })) } : {})
+        ...(result.violations ? { errors: result.violations.map((violation) => ({ in: 'document', ...violation })) } : {}),
+        ...(result.size === undefined
+          ? {}
+          : { errors: [{ in: 'document', pointer: '', detail: tooLargeDetail(result.size, store.limits.documentBytes) }] })
       }))
     }))
   })
@@ -142,4 +145,8 @@ function decodeCursor (token: string | undefined, prefix: string): string {
 /** SCAN cursors are unsigned 64-bit integers; Redis refuses any other number with an error. */
 function isScanCursor (cursor: unknown): cursor is string {
   return typeof cursor === 'string' && /^\d{1,20}$/.test(cursor) && BigInt(cursor) < 2n ** 64n
+}
+
+function tooLargeDetail (size: number, max: number): string {
+  return `The document would be ${size} bytes long; documents hold at most ${max} (MAX_DOCUMENT_BYTES)`
 }

@@ -1,4 +1,5 @@
 import { parseTree, type Node } from 'jsonc-parser'
+import { countMembers } from './json-text.js'
 import { formatPointer } from './pointer.js'
 
 /**
@@ -40,34 +41,6 @@ export function screenJsonBody (bytes: Buffer, maxDepth: number): BodyVerdict {
   // JSON.parse keeps the last of repeated member names; RFC 6902 and the service's fidelity both need them refused.
   if (shape.members !== countMembers(text)) return { invalid: repeatedMember(text) }
   return { body: { text, value, depth } }
-}
-
-/** How many object members a JSON text holds: its colons outside strings. Linear: each character is read once. */
-function countMembers (text: string): number {
-  let members = 0
-  let at = 0
-  let colon = text.indexOf(':')
-  for (;;) {
-    const quote = text.indexOf('"', at)
-    while (colon !== -1 && (quote === -1 || colon < quote)) {
-      members++
-      colon = text.indexOf(':', colon + 1)
-    }
-    if (quote === -1) return members
-    at = stringEnd(text, quote + 1)
-    if (colon !== -1 && colon < at) colon = text.indexOf(':', at)
-  }
-}
-
-/** The position after the closing quote of the string whose content starts at `from`. */
-function stringEnd (text: string, from: number): number {
-  for (let at = from; ; at++) {
-    at = text.indexOf('"', at)
-    if (at === -1) return text.length
-    let backslashes = 0
-    while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++
-    if (backslashes % 2 === 0) return at + 1
-  }
 }
 
 /** Names the first repeated member name of a JSON text that has one. */

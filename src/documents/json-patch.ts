@@ -21,10 +21,11 @@ export function preparePatch (body: JsonBody, base: readonly string[], maxDepth:
     const from = operation.from === undefined ? undefined : joined(base, operation.from)
     const unaddressable = unwritableToken(path, true) ?? unwritableToken(from ?? [], true)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
-    const prepared: PreparedPatchOperation = { op: operation.op, path, pathText: operation.path }
+    const prepared: PreparedPatchOperation = { op: operation.op, path, pathText: operation.path, valueDepth: 0 }
     if (from) prepared.from = from
     if ('value' in operation) {
-      if (path.length + nestingDepth(operation.value) > maxDepth) {
+      prepared.valueDepth = nestingDepth(operation.value)
+      if (path.length + prepared.valueDepth > maxDepth) {
         throw fail(new UnstorableJsonError(`Operation ${index} would nest the document deeper than ${maxDepth} levels`))
       }
       prepared.value = raw.memberText(nodes[index], 'value')!

@@ -1,36 +1,262 @@
 /**
- * Screening of client JSONPath expressions before RedisJSON sees them: RedisJSON crashes on numbers
- * that overflow 64 bits, and nested recursive descents multiply the work over a document.
+ * Screening of client JSONPath expressions before RedisJSON sees them: a parse of RedisJSON's JSONPath
+ * grammar that refuses what would crash or stall it, and measures what the rest may cost. RedisJSON crashes
+ * on indices that overflow 64 bits, compiles a regular expression anew for every value a filter tests, and
+ * nested filters, recursive descents and repeated union entries multiply its work over a document.
  */
 
-const MAX_RECURSIVE_DESCENTS = 2
-const LONGEST_NUMBER = 15
+export const JSONPATH_LIMITS = {
+  /** Characters in an expression. */
+  length: 2048,
+  /** Recursive descents (`..`), filters included: each multiplies the work by the document's depth. */
+  descents: 2,
+  /** Filters inside filters' paths, counting the outer one. */
+  filterNesting: 2,
+  /** Names or indices in one union (`['a','b']`, `[0,1]`). */
+  unionEntries: 32,
+  /** Digits in one number: RedisJSON crashes on indices beyond 64 bits. */
+  digits: 15
+} as const
 
-/** Why an expression is refused, or undefined when it may be forwarded. */
-export function jsonPathProblem (expression: string): string | undefined {
-  if (!expression.startsWith('$')) return 'A JSONPath starts with "$"'
-  let quote: string | undefined
-  let digits = 0
-  let descents = 0
-  for (let index = 0; index < expression.length; index++) {
-    const char = expression[index]!
-    if (quote) {
-      if (char === '\\') index++
-      else if (char === quote) quote = undefined
-      continue
+/** What a JSONPath asks of RedisJSON, as far as its text tells. */
+export interface JsonPathShape {
+  /** Recursive descents (`..`), in the path and in its filters. */
+  descents: number
+  /** Filter selectors (`[?...]`), nested ones included. */
+  filters: number
+}
+
+export type JsonPathVerdict = { shape: JsonPathShape } | { problem: string }
+
+class Refused extends Error {}
+
+const LITERAL = /[A-Za-z0-9\-_`~+#%$^/:]/
+const COMPARISONS = ['>=', '<=', '==', '!=', '>', '<']
+
+/** Parses an expression as RedisJSON would, refusing what it must not run; answers its shape or why not. */
+export function analyzeJsonPath (expression: string): JsonPathVerdict {
+  if (expression.length > JSONPATH_LIMITS.length) return { problem: `A JSONPath has at most ${JSONPATH_LIMITS.length} characters` }
+  if (!expression.startsWith('$')) return { problem: 'A JSONPath starts with "$"' }
+  const parser = new Parser(expression)
+  try {
+    parser.query()
+  } catch (error) {
+    if (error instanceof Refused) return { problem: error.message }
+    throw error
+  }
+  return { shape: { descents: parser.descents, filters: parser.filters } }
+}
+
+class Parser {
+  at = 0
+  descents = 0
+  filters = 0
+  #filterDepth = 0
+
+  constructor (readonly text: string) {}
+
+  query (): void {
+    this.#expect('$')
+    // RedisJSON reads any other start as its legacy path syntax, which answers one value, not a list.
+    if (this.at < this.text.length && this.#peek() !== '.' && this.#peek() !== '[') {
+      this.#fail('A JSONPath is "$" or starts with "$." or "$["')
     }
-    if (char === '"' || char === "'") {
-      quote = char
-      digits = 0
-      continue
-    }
-    digits = char >= '0' && char <= '9' ? digits + 1 : 0
-    if (digits > LONGEST_NUMBER) return `Numbers in a JSONPath have at most ${LONGEST_NUMBER} digits`
-    if (char === '.' && expression[index + 1] === '.') {
-      descents++
-      index++
-      if (descents > MAX_RECURSIVE_DESCENTS) return `A JSONPath has at most ${MAX_RECURSIVE_DESCENTS} recursive descents ("..")`
+    this.#steps()
+    this.#spaces()
+    if (this.at < this.text.length) this.#fail(`Unexpected "${this.text[this.at]}" at position ${this.at}`)
+  }
+
+  /** A path in a filter, after `$` or `@`: a first name or `*` may follow it directly, as RedisJSON allows. */
+  #path (): void {
+    if (this.#peek() === '*') this.at++
+    else if (LITERAL.test(this.#peek())) this.#literal()
+    this.#steps()
+  }
+
+  #steps (): void {
+    for (;;) {
+      this.#spaces()
+      if (this.#eat('..')) {
+        if (++this.descents > JSONPATH_LIMITS.descents) {
+          this.#fail(`A JSONPath has at most ${JSONPATH_LIMITS.descents} recursive descents ("..")`)
+        }
+        if (this.#eat('[')) this.#bracket()
+        else if (!this.#eat('*')) this.#literal()
+      } else if (this.#eat('.')) {
+        if (this.#eat('[')) this.#bracket()
+        else if (!this.#eat('*')) this.#literal()
+      } else if (this.#eat('[')) {
+        this.#bracket()
+      } else {
+        return
+      }
     }
   }
-  return quote ? 'A quoted name is not closed' : undefined
+
+  #bracket (): void {
+    this.#spaces()
+    const next = this.#peek()
+    if (this.#eat('*')) {
+      // a wildcard
+    } else if (this.#eat('?')) {
+      this.#filter()
+    } else if (next === '"' || next === "'") {
+      this.#union(() => this.#string())
+    } else if (next === ':' || next === '-' || isDigit(next)) {
+      this.#indices()
+    } else {
+      this.#fail(`Unexpected "${next ?? 'end'}" in brackets at position ${this.at}`)
+    }
+    this.#spaces()
+    this.#expect(']')
+  }
+
+  /** Names or indices separated by commas: each distinct, so that no value is matched twice. */
+  #union (entry: () => string): void {
+    const seen = new Set<string>()
+    do {
+      this.#spaces()
+      const value = entry()
+      if (seen.has(value)) this.#fail(`A union names ${value} twice`)
+      seen.add(value)
+      if (seen.size > JSONPATH_LIMITS.unionEntries) this.#fail(`A union has at most ${JSONPATH_LIMITS.unionEntries} entries`)
+      this.#spaces()
+    } while (this.#eat(','))
+  }
+
+  /** A slice (`start:end:step`, each optional) or a union of indices, all negative or all not. */
+  #indices (): void {
+    const start = this.at
+    if (this.#peek() !== ':') this.#integer()
+    this.#spaces()
+    if (this.#peek() === ':') {
+      while (this.#eat(':')) {
+        this.#spaces()
+        if (this.#peek() === '-' || isDigit(this.#peek())) this.#integer()
+        this.#spaces()
+      }
+      return
+    }
+    let signs = ''
+    this.at = start
+    this.#union(() => {
+      const index = this.#integer()
+      signs += index.startsWith('-') ? '-' : '+'
+      return String(Number(index))
+    })
+    if (signs.includes('-') && signs.includes('+')) {
+      this.#fail('A union of indices counts them all from the start or all from the end, so that none repeats')
+    }
+  }
+
+  #filter (): void {
+    this.filters++
+    if (++this.#filterDepth > JSONPATH_LIMITS.filterNesting) {
+      this.#fail(`Filters nest at most ${JSONPATH_LIMITS.filterNesting} deep`)
+    }
+    this.#disjunction()
+    this.#filterDepth--
+  }
+
+  #disjunction (): void {
+    for (;;) {
+      this.#condition()
+      this.#spaces()
+      if (!this.#eat('&&') && !this.#eat('||')) return
+    }
+  }
+
+  #condition (): void {
+    this.#spaces()
+    if (this.#eat('(')) {
+      this.#disjunction()
+      this.#spaces()
+      this.#expect(')')
+      return
+    }
+    this.#term()
+    this.#spaces()
+    if (this.text.startsWith('=~', this.at)) {
+      this.#fail('JSONPath filters here compare with ==, !=, <, <=, > and >=: RedisJSON compiles a regular expression (=~) anew for every value it tests')
+    }
+    const comparison = COMPARISONS.find((operator) => this.text.startsWith(operator, this.at))
+    if (comparison === undefined) return
+    this.at += comparison.length
+    this.#spaces()
+    this.#term()
+  }
+
+  #term (): void {
+    const next = this.#peek()
+    if (this.#eat('@') || this.#eat('$')) return this.#path()
+    if (next === '"' || next === "'") return void this.#string()
+    if (next === '-' || isDigit(next)) {
+      this.#integer()
+      if (this.#eat('.')) this.#digits()
+      return
+    }
+    for (const word of ['true', 'false', 'null']) if (this.#eat(word)) return
+    this.#fail(`Unexpected "${next ?? 'end'}" in a filter at position ${this.at}`)
+  }
+
+  #literal (): void {
+    const start = this.at
+    while (LITERAL.test(this.#peek())) this.at++
+    if (this.at === start) this.#fail(`A name is expected at position ${this.at}`)
+    this.#checkDigits(this.text.slice(start, this.at))
+  }
+
+  #string (): string {
+    const quote = this.text[this.at]!
+    const start = this.at++
+    while (this.at < this.text.length && this.text[this.at] !== quote) this.at += this.text[this.at] === '\\' ? 2 : 1
+    if (this.at >= this.text.length) this.#fail('A quoted name is not closed')
+    this.at++
+    return this.text.slice(start, this.at)
+  }
+
+  #integer (): string {
+    const start = this.at
+    this.#eat('-')
+    this.#digits()
+    return this.text.slice(start, this.at)
+  }
+
+  #digits (): void {
+    const start = this.at
+    while (isDigit(this.#peek())) this.at++
+    if (this.at === start) this.#fail(`A number is expected at position ${this.at}`)
+    this.#checkDigits(this.text.slice(start, this.at))
+  }
+
+  #checkDigits (text: string): void {
+    if (/[0-9]{16}/.test(text)) this.#fail(`Numbers in a JSONPath have at most ${JSONPATH_LIMITS.digits} digits`)
+  }
+
+  /** Skips spaces, the only whitespace RedisJSON's grammar takes. */
+  #spaces (): void {
+    while (this.text[this.at] === ' ') this.at++
+  }
+
+  #peek (): string {
+    return this.text[this.at] ?? ''
+  }
+
+  #eat (token: string): boolean {
+    if (!this.text.startsWith(token, this.at)) return false
+    this.at += token.length
+    return true
+  }
+
+  #expect (token: string): void {
+    if (!this.#eat(token)) this.#fail(`"${token}" is expected at position ${this.at}`)
+  }
+
+  #fail (message: string): never {
+    throw new Refused(message)
+  }
+}
+
+function isDigit (char: string): boolean {
+  return char >= '0' && char <= '9'
 }

@@ -32,15 +32,16 @@ export function prepareOperations (body: JsonBody, base: readonly string[], maxD
     const fail = (error: Error) => withExtensions(error, { operation: index })
     const unaddressable = unwritableToken(path)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
-    const added = [...(operation.values ?? [])]
-    if (added.some((value) => path.length + 1 + nestingDepth(value) > maxDepth)) {
+    const valuesDepth = Math.max(0, ...(operation.values ?? []).map(nestingDepth))
+    if (path.length + 1 + valuesDepth > maxDepth) {
       throw fail(new UnstorableJsonError(`Operation ${index} would nest the document deeper than ${maxDepth} levels`))
     }
     return {
       name: operation.op,
       path,
       args: argumentsOf(operation, raw, node),
-      values: raw.items(raw.member(node, 'values')).map((value) => raw.slice(value))
+      values: raw.items(raw.member(node, 'values')).map((value) => raw.slice(value)),
+      valuesDepth
     }
   })
 }

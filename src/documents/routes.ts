@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BadRequestError, InvalidJsonPathError } from '../errors.js'
 import { noneMatchHolds } from '../http/conditional.js'
 import type { EarlyAnswer, EarlyAnswers } from '../http/early-answers.js'
-import { jsonPathProblem } from './jsonpath.js'
+import { analyzeJsonPath } from './jsonpath.js'
 import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
 import { preparePatch } from './json-patch.js'
 import { prepareOperations } from './operations.js'
@@ -69,13 +69,13 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
       }
-      const problem = jsonpath === undefined ? undefined : jsonPathProblem(jsonpath)
-      if (problem) throw new InvalidJsonPathError(problem)
-      // The URL names the answer: what reached here with it once, valid, would again.
-      const stored = jsonpath === undefined
-        ? await store.read(address, request.url)
-        : await store.query(address.key, jsonpath, request.url)
-      return sendStored(request, reply, stored)
+      if (jsonpath === undefined) {
+        // The URL names the answer: what reached here with it once, valid, would again.
+        return sendStored(request, reply, await store.read(address, request.url))
+      }
+      const verdict = analyzeJsonPath(jsonpath)
+      if ('problem' in verdict) throw new InvalidJsonPathError(verdict.problem)
+      return sendStored(request, reply, await store.query(address.key, jsonpath, verdict.shape))
     })
 
   app.put<{ Querystring: WriteQuery }>(url, {
@@ -84,7 +84,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
   }, async (request, reply) => {
     const address = addressOf(request, URL_PREFIX, { namedLast: true })
     const body = documentBodyOf(request, address, maxDepth)
-    return sendWrite(request, reply, await store.put(address, body.text, writeOptions(request)))
+    return sendWrite(request, reply, await store.put(address, body, writeOptions(request)))
   })
 
   app.patch<{ Querystring: WriteQuery }>(url, {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, get, put, send, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, put, send, uniqueKey } from '../helpers/app.js'
 
 const app = await buildTestApp()
+const redis = await connectRedis()
 
 const store = {
   store: {
@@ -85,5 +86,77 @@ describe('GET /meta/{key}/{pointer}', () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, store)
     expect((await app.inject({ method: 'GET', url: `/meta/${key}/nope` })).statusCode).toBe(404)
+  })
+})
+
+/** {"k0":{"k0":...100 levels...,"k1":"v1",...},"k1":"v1",...}: about 1 kB a level. */
+function deepDocument (levels: number, width: number) {
+  let value: unknown = 'leaf'
+  for (let level = 0; level < levels; level++) {
+    value = Object.fromEntries(Array.from({ length: width }, (_, index) => [`k${index}`, index === 0 ? value : 'v'.repeat(8)]))
+  }
+  return value
+}
+
+describe('JSONPath costs are bounded before RedisJSON does the work', () => {
+  const getPath = (key: string, expression: string) => get(app, `/docs/${key}?jsonpath=${encodeURIComponent(expression)}`)
+
+  it('refuses $..*..* on a 120 kB, 100-level document (a 606 MB answer) with 422, and Redis stays responsive', async () => {
+    const key = uniqueKey()
+    expect((await put(app, `/docs/${key}`, deepDocument(100, 80))).statusCode).toBe(201)
+    for (const expression of ['$..*..*', '$..*', '$..k0']) {
+      const response = await getPath(key, expression)
+      expect(response.statusCode, expression).toBe(422)
+      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    }
+    expect(await redis.ping()).toBe('PONG')
+    expect((await get(app, '/health')).statusCode).toBe(200)
+    expect((await getPath(key, '$.k1')).json()).toEqual(['vvvvvvvv'])
+  })
+
+  it('answers a recursive descent over a shallow document', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { items: Array.from({ length: 500 }, (_, id) => ({ id, price: id / 2 })) })
+    const response = await getPath(key, '$..price')
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toHaveLength(500)
+  })
+
+  it.each([
+    `$${'[?(@'.repeat(21)}${')]'.repeat(21)}`,
+    '$.a[?(@.name =~ "(a{1,100}){1,100}")]',
+    '$[0,0,0,0,0,0,0,0]'
+  ])('refuses %s with 400 before it reaches RedisJSON', async (expression) => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: [{ name: 'aaaa' }] })
+    const response = await getPath(key, expression)
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_INVALID_JSONPATH' })
+  })
+
+  it('measures a document whose record predates sizes once, and keeps what it found', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: { b: [1, 2] } })
+    const recordKey = `${app.keyPrefix}${key}\u001fversion`
+    const version = (await redis.get(recordKey))!.split(':')[0]!
+    await redis.set(recordKey, version)
+    expect((await getPath(key, '$..b')).json()).toEqual([[1, 2]])
+    expect(await redis.get(recordKey)).toBe(`${version}::17:3`)
+    await redis.sendCommand(['JSON.SET', `${app.keyPrefix}${key}-outside`, '$', '{"a":{"b":1}}'])
+    expect((await getPath(`${key}-outside`, '$..b')).json()).toEqual([1])
+    expect(await redis.exists(`${app.keyPrefix}${key}-outside\u001fversion`)).toBe(0)
+  })
+})
+
+describe('MAX_REPLY_BYTES bounds what a JSONPath answers', () => {
+  it('refuses matches that add up past the limit, before sending them', async () => {
+    const small = await buildTestApp({ limits: { documentBytes: 4096, replyBytes: 4096, workBytes: 1024 * 1024 } })
+    const key = uniqueKey()
+    // Three nested levels around 1.5 kB: $..* matches each level, 4.5 kB together.
+    await put(small, `/docs/${key}`, { a: { a: { a: 'x'.repeat(1500) } } })
+    const response = await get(small, `/docs/${key}?jsonpath=${encodeURIComponent('$..*')}`)
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_REPLY_BYTES', max: 4096 })
+    expect((await get(small, `/docs/${key}?jsonpath=${encodeURIComponent('$.a.a.a')}`)).statusCode).toBe(200)
   })
 })

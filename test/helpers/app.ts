@@ -14,6 +14,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     collectionSeparator: ':',
     bodyLimit: 1024 * 1024,
     maxDepth: 100,
+    limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 4 * 1024 * 1024 },
     redisTimeoutMs: 2000,
     retryAfterSeconds: 1,
     cacheMaxEntries: 1000,

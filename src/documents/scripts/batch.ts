@@ -3,22 +3,42 @@ import { prelude } from './prelude.js'
 
 /**
  * Writes many whole documents in one atomic step, each with its own preconditions and ttl. KEYS: each
- * item's document, version record and collection schema. ARGV: the item count, then per item
- * If-Match, If-None-Match, ttl, schema guard (as in guardedWrite) and the JSON text. Reply: per item
- * { status, version } with status created | ok | precondition | wrongtype; an item that fails leaves
- * its document untouched and the others still apply. When any schema guard fails, nothing is
- * written and the reply is { 'schemachanged' }.
+ * item's document, version record and collection schema, then a scratch key. ARGV: the longest document in
+ * bytes, the item count, then per item If-Match, If-None-Match, ttl, schema guard (as in guardedWrite),
+ * the JSON text, an upper bound of its size in RedisJSON and its depth. Reply: per item { status, version }
+ * with status created | ok | precondition | wrongtype | toolarge (then the size instead of a version); an
+ * item that fails leaves its document untouched and the others still apply. When any schema guard fails,
+ * nothing is written and the reply is { 'schemachanged' }.
  */
 export const batchPutScript = new LuaScript(prelude + `
-local count, items = tonumber(arg()), {}
+local maxBytes, count, items = tonumber(arg()), tonumber(arg()), {}
+local scratch = KEYS[3 * count + 1]
 for i = 1, count do
   local item = { doc = KEYS[3 * i - 2], ver = KEYS[3 * i - 1], schema = KEYS[3 * i] }
   item.ifMatch, item.ifNoneMatch, item.ttl, item.guard, item.value = arg(), arg(), arg(), arg(), arg()
+  item.size, item.depth = tonumber(arg()), tonumber(arg())
   if item.guard ~= '-' and (redis.call('HGET', item.schema, 'revision') or '') ~= item.guard then
     return { 'schemachanged' }
   end
   items[i] = item
 end
+
+-- Sets an item's document, measured first on the scratch key when its bound passes the limit.
+local function store(item)
+  if item.size <= maxBytes then
+    redis.call('JSON.SET', item.doc, '$', item.value)
+    return item.size
+  end
+  redis.call('JSON.SET', scratch, '$', item.value)
+  local size = #redis.call('JSON.GET', scratch, '$') - 2
+  if size > maxBytes then
+    redis.call('DEL', scratch)
+    return nil, size
+  end
+  if redis.call('EXISTS', item.doc) == 1 then replaceWith(item.doc, scratch) else redis.call('RENAME', scratch, item.doc) end
+  return size
+end
+
 local results = {}
 for i, item in ipairs(items) do
   local k = kindOf(item.doc)
@@ -27,10 +47,14 @@ for i, item in ipairs(items) do
   elseif not preconditionHolds(item.ver, k ~= nil, item.ifMatch, item.ifNoneMatch) then
     results[i] = { 'precondition', false }
   else
-    redis.call('JSON.SET', item.doc, '$', item.value)
-    local version = bump(item.ver)
-    applyTtl(item.doc, item.ver, item.ttl)
-    results[i] = { k and 'ok' or 'created', version }
+    local size, tooLarge = store(item)
+    if size then
+      local version = bump(item.ver, size, item.depth)
+      applyTtl(item.doc, item.ver, item.ttl)
+      results[i] = { k and 'ok' or 'created', version }
+    else
+      results[i] = { 'toolarge', tostring(tooLarge) }
+    end
   end
 end
 return results

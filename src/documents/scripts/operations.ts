@@ -100,6 +100,5 @@ for i = 1, count do
   results[i] = result
 end
 if target == work then replaceWith(doc, work) end
-local version = bump(ver)
-return { 'ok', version, results, applyTtl(doc, ver, ttl) or false }
+return done('ok', nil, results)
 `)

@@ -110,6 +110,17 @@ local function add(path, value)
   return nil
 end
 
+-- A copy grows the working copy by what it copied. Once the document's bound passes the limit, the copy is
+-- measured: over the limit, the patch stops there (copies can double a document at every operation).
+local function copied(bytes)
+  growth = growth + bytes
+  if sizeBefore and sizeBefore + growth <= maxBytes then return nil end
+  local size = #redis.call('JSON.GET', work, '$') - 2
+  spend(size)
+  if size > maxBytes then return { 'toolarge', size } end
+  return nil
+end
+
 local function existing(path)
   local loc = locate(work, path)
   if not present(work, loc) then return nil end
@@ -138,7 +149,12 @@ local function apply(op)
     local loc = existing(op.path)
     if not loc then return 'no value at the path' end
     redis.call('JSON.SET', scratch, '$', op.value)
-    if not equal(parseJson(getAt(work, loc)), parseJson(redis.call('JSON.GET', scratch))) then
+    local actual, expected = getAt(work, loc), redis.call('JSON.GET', scratch)
+    if not spend(#actual + #expected) then return nil end
+    -- Both are RedisJSON's serialisations: the same text is the same value, whatever its size.
+    if actual == expected then return nil end
+    if not spend((#actual + #expected) * LUA_PARSE) then return nil end
+    if not equal(parseJson(actual), parseJson(expected)) then
       return 'the value at the path is not equal to the test value'
     end
     return nil
@@ -146,18 +162,28 @@ local function apply(op)
   local from = existing(op.from)
   if not from then return 'no value at the from location' end
   local value = getAt(work, from)
+  if not spend(2 * #value) then return nil end
   if op.name == 'move' then
     if #op.from == 0 then return 'the patch target itself cannot be moved' end
     deleteAt(work, from)
   end
-  return add(op.path, value)
+  local reason = add(op.path, value)
+  if reason then return reason end
+  -- What moved or was copied nests as deep below its new place as it did below its old one.
+  if depthBefore and depthAfter then
+    depthAfter = math.max(depthAfter, #op.path + math.max(depthBefore, depthAfter) - #op.from)
+  end
+  if op.name ~= 'copy' then return nil end
+  return copied(#value + 2 + #(op.path[#op.path] or { index = '' }).index)
 end
 
 redis.call('COPY', doc, work, 'REPLACE')
 for i = 1, count do
   local reason = apply(operations[i])
+  if workLeft < 0 then reason = { 'toocostly' } end
   if reason then
     redis.call('DEL', work, scratch)
+    if type(reason) == 'table' then return reason end
     return { 'failed', i - 1, reason }
   end
 end

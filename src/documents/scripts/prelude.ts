@@ -13,6 +13,10 @@ import { LuaScript } from '../../redis/lua-script.js'
  *   '-' for "-", and '' otherwise.
  * - Preconditions arrive as strings: '' when absent, '*', or versions joined by ','.
  */
+/** How much slower than RedisJSON a Lua loop walks JSON text, and Lua parses it into tables (measured). */
+const LUA_WALK = 16
+const LUA_PARSE = 64
+
 export const prelude = `
 local argi = 0
 local function arg() argi = argi + 1; return ARGV[argi] end
@@ -34,6 +38,16 @@ local function typeAt(key, path)
 end
 
 local function isIndex(index) return index ~= '' and index ~= '-' end
+
+-- Bytes of JSON text a write may still make Redis handle beyond the write itself (the write guard sets
+-- the budget; reads are not bounded here). Text a Lua loop walks counts LUA_WALK times, and text parsed
+-- into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
+local LUA_WALK, LUA_PARSE = ${LUA_WALK}, ${LUA_PARSE}
+local workLeft = math.huge
+local function spend(bytes)
+  workLeft = workLeft - bytes
+  return workLeft >= 0
+end
 
 -- Digits address an element of an array and a member of anything else.
 local function resolve(key, tokens, upto)
@@ -130,6 +144,7 @@ end
 local function namedMember(key, loc)
   if loc.parentType ~= 'object' then return nil end
   local text = valueAt(key, loc.parent)
+  spend(#text * LUA_WALK)
   local list = membersOf(text)
   for i, member in ipairs(list) do
     if member.name == loc.named then return text, list, i end
@@ -187,6 +202,9 @@ end
 -- Version records as read or last written by this script, so each is read from Redis once.
 local records = {}
 
+-- A version record is "version", "version:expiresAt" or "version:expiresAt:size:depth" (expiresAt may be
+-- empty): size bounds the document's text in bytes and depth its nesting, as the service last wrote it.
+-- Answers version, expiresAt, size, depth; the last three nil when the record does not say.
 local function versionRecord(verKey)
   local record = records[verKey]
   if record == nil then
@@ -194,10 +212,10 @@ local function versionRecord(verKey)
     records[verKey] = record
   end
   if not record then return '0', nil end
-  local version, expires = string.match(record, '^(%d+):?(%d*)$')
+  local version, expires, size, depth = string.match(record, '^(%d+):?(%d*):?(%d*):?(%d*)$')
   if not version then return '0', nil end
   if expires == '' then expires = nil end
-  return version, expires
+  return version, expires, tonumber(size), tonumber(depth)
 end
 
 local function listed(list, tag)
@@ -216,34 +234,40 @@ local function nowMs()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
-local function writeRecord(verKey, version, expires)
+local function writeRecord(verKey, version, expires, size, depth)
   local record = version
-  if expires then record = version .. ':' .. expires end
+  if size or depth then
+    record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%.0f', size) or '') .. ':' ..
+      (depth and depth >= 0 and string.format('%.0f', depth) or '')
+  elseif expires then
+    record = version .. ':' .. expires
+  end
   redis.call('SET', verKey, record, 'KEEPTTL')
   records[verKey] = record
 end
 
--- Versions grow with the clock, so a document deleted and created again never repeats an ETag.
-local function bump(verKey)
+-- Versions grow with the clock, so a document deleted and created again never repeats an ETag. size and
+-- depth: the document's bounds after the write; nil keeps what the record says, a depth of -1 forgets it.
+local function bump(verKey, size, depth)
   local _, nowUs = nowMs()
-  local old, expires = versionRecord(verKey)
+  local old, expires, oldSize, oldDepth = versionRecord(verKey)
   local version = string.format('%.0f', math.max(tonumber(old) + 1, nowUs))
-  writeRecord(verKey, version, expires)
+  writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth)
   return version, expires
 end
 
 -- ttl: '' keeps the current expiry, '0' removes it, else milliseconds from now.
 local function applyTtl(docKey, verKey, ttl)
-  local version, expires = versionRecord(verKey)
+  local version, expires, size, depth = versionRecord(verKey)
   if ttl == '' then return expires end
   if ttl == '0' then
     redis.call('PERSIST', docKey)
     redis.call('PERSIST', verKey)
-    writeRecord(verKey, version, nil)
+    writeRecord(verKey, version, nil, size, depth)
     return nil
   end
   local at = string.format('%.0f', nowMs() + tonumber(ttl))
-  writeRecord(verKey, version, at)
+  writeRecord(verKey, version, at, size, depth)
   redis.call('PEXPIREAT', docKey, at)
   redis.call('PEXPIREAT', verKey, at)
   return at
@@ -262,28 +286,27 @@ export const documentHeader = `
 local doc, ver = KEYS[1], KEYS[2]
 local ifMatch, ifNoneMatch, wantValue, ttl = arg(), arg(), arg() == '1', arg()
 local tokens = tokensArg()
-
-local function done(status, loc)
-  local value = false
-  if wantValue and loc then value = getAt(doc, loc) or false end
-  local version = bump(ver)
-  local expires = applyTtl(doc, ver, ttl)
-  return { status, version, value, expires or false }
-end
 `
 
 /*
- * Every document write runs behind this guard. KEYS 5 and 6: the collection's schema and a preview
- * key. ARGV after the pointer: the schema guard ('-' skips the check, '' expects no schema, else the
+ * Every document write runs behind this guard. KEYS 5 and 6: the collection's schema and a copy key.
+ * ARGV after the pointer: the schema guard ('-' skips the check, '' expects no schema, else the
  * revision the caller validated with), the base version ('' when any will do, 'absent' for no
- * document) and '1' to preview. A preview applies the write to a copy and answers
- * { 'preview', status, base version, whole document } leaving Redis as it was; the caller validates
- * that document and then writes for real with the base version, so a write validated against a
- * document that has changed since is answered 'stale' and never lands.
+ * document), '1' to preview, then the write's sizing: the bytes it may add to the document's text ('' when
+ * unknown), the depth it may give it ('' when unknown), how it changes them ('add', 'replace' for a whole new
+ * document, 'keep' for writes that cannot grow one), and the limits: the longest document and the work a
+ * script may do, in bytes.
+ * A preview applies the write to a copy and answers { 'preview', status, base version, whole document }
+ * leaving Redis as it was; the caller validates that document and then writes for real with the base
+ * version, so a write validated against a document that has changed since is answered 'stale' and never
+ * lands. A write that may take the document past the limit runs on a copy too, measured before it
+ * replaces the document: { 'toolarge', size } leaves Redis as it was.
  */
 const writeGuard = `
-local schemaKey, previewKey = KEYS[5], KEYS[6]
+local schemaKey, copyKey = KEYS[5], KEYS[6]
 local schemaGuard, base, previewing = arg(), arg(), arg() == '1'
+local growth, depthAfter, sizing = tonumber(arg()), tonumber(arg()), arg()
+local maxBytes, maxWork = tonumber(arg()), tonumber(arg())
 if schemaGuard ~= '-' and (redis.call('HGET', schemaKey, 'revision') or '') ~= schemaGuard then
   return { 'schemachanged' }
 end
@@ -292,30 +315,62 @@ local function baseVersion()
   return (versionRecord(ver))
 end
 if base ~= '' and baseVersion() ~= base then return { 'stale' } end
-local seenBase
+
+workLeft = maxWork
+
+local _, _, sizeBefore, depthBefore = versionRecord(ver)
+if sizing == 'replace' then sizeBefore, depthBefore = 0, 0 end
+local measuring = sizing ~= 'keep' and not (sizeBefore and growth and sizeBefore + growth <= maxBytes)
+local realDoc, seenBase = doc, nil
 if previewing then
   seenBase = baseVersion()
-  redis.call('DEL', previewKey)
-  if seenBase ~= 'absent' then redis.call('COPY', doc, previewKey) end
-  doc = previewKey
   bump = function() return (versionRecord(ver)) end
   applyTtl = function() return nil end
 end
+if previewing or measuring then
+  redis.call('DEL', copyKey)
+  if redis.call('EXISTS', doc) == 1 then redis.call('COPY', doc, copyKey) end
+  doc = copyKey
+end
+
+-- The document's size and depth after the write (nil when it keeps them), measured when they may pass
+-- the limit; nil and the size when they do.
+local function settle()
+  if sizing == 'keep' then return nil, nil end
+  local depth = depthBefore and depthAfter and math.max(depthBefore, depthAfter) or -1
+  if not measuring then return sizeBefore + growth, depth end
+  local size = #redis.call('JSON.GET', doc, '$') - 2
+  spend(size)
+  if size > maxBytes then return nil, nil, size end
+  return size, depth
+end
+
+-- The reply of a write that succeeded: the value at loc when asked for (or value), the new version.
+local function done(status, loc, value)
+  local size, depth, tooLarge = settle()
+  if tooLarge then return { 'toolarge', tooLarge } end
+  if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
+  local version = bump(ver, size, depth)
+  local expires = applyTtl(doc, ver, ttl)
+  return { status, version, value, expires or false }
+end
 `
 
-const previewReply = `
+const commitReply = `
 local reply = main()
+local status = reply[1]
+local succeeded = status == 'ok' or status == 'created'
 if previewing then
-  local status = reply[1]
-  local succeeded = status == 'ok' or status == 'created'
   local text = succeeded and redis.call('EXISTS', doc) == 1 and redis.call('JSON.GET', doc)
-  redis.call('DEL', previewKey)
+  redis.call('DEL', copyKey)
   if succeeded then return { 'preview', status, seenBase, text } end
+elseif doc ~= realDoc then
+  if succeeded and redis.call('EXISTS', doc) == 1 then redis.call('RENAME', doc, realDoc) else redis.call('DEL', doc) end
 end
 return reply
 `
 
 /** A single-document write script: the prelude, the header, the write guard, then the body. */
 export function guardedWrite (body: string, helpers = ''): LuaScript {
-  return new LuaScript(prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + previewReply)
+  return new LuaScript(prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply)
 }

@@ -29,3 +29,48 @@ local memory = redis.call('JSON.DEBUG', 'MEMORY', doc, loc.path)[1]
 local version, expires = versionRecord(ver)
 return { 'ok', version, { kind, length, memory, keys }, expires or false }
 `)
+
+/**
+ * A JSONPath query, within its bounds. KEYS: the document and its version record. ARGV: the expression, its
+ * recursive descents and filters (from the service's parse), the work and reply limits in bytes. The work is estimated before RedisJSON does it:
+ * the document's size, times its depth plus one per recursive descent, times one plus the filters. A
+ * document written before records held sizes is measured once, and the record keeps what was found.
+ * Reply: { 'ok', version, matches, expiresAt }, { 'toocostly', estimate }, { 'toolarge', bytes },
+ * { 'badpath', RedisJSON's message }, or the document's kind when it holds none.
+ */
+export const queryScript = new LuaScript(prelude + `
+local doc, ver = KEYS[1], KEYS[2]
+local path, descents, filters = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local maxWork, maxReply = tonumber(ARGV[4]), tonumber(ARGV[5])
+local k = kindOf(doc)
+if k ~= 'json' then return { k or 'notfound' } end
+
+-- The nesting of a JSON text: strings (their escapes first) dropped, then brackets counted.
+local function depthOf(text)
+  local structure = string.gsub(string.gsub(string.gsub(text, '\\\\.', ''), '"[^"]*"', ''), '[^%[%]{}]', '')
+  local depth, deepest = 0, 0
+  for i = 1, #structure do
+    local c = string.byte(structure, i)
+    if c == 91 or c == 123 then
+      depth = depth + 1
+      if depth > deepest then deepest = depth end
+    else
+      depth = depth - 1
+    end
+  end
+  return deepest
+end
+
+local version, expires, size, depth = versionRecord(ver)
+if not size or not depth then
+  local text = redis.call('JSON.GET', doc, '$')
+  size, depth = #text - 2, depthOf(text) - 1
+  if records[ver] then writeRecord(ver, version, expires, size, depth) end
+end
+local estimate = size * (1 + filters) * (depth + 1) ^ descents
+if estimate > maxWork then return { 'toocostly', string.format('%.0f', estimate) } end
+local matches = redis.pcall('JSON.GET', doc, path)
+if type(matches) == 'table' and matches.err then return { 'badpath', matches.err } end
+if #matches > maxReply then return { 'toolarge', #matches } end
+return { 'ok', version, matches, expires or false }
+`)

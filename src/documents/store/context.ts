@@ -5,6 +5,7 @@ import {
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
+import type { CostLimits } from '../../config.js'
 import type { SchemaRules } from '../../schemas/rules.js'
 import type { KeyedQueue } from './keyed-queue.js'
 import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
@@ -13,6 +14,7 @@ export interface DocumentStoreOptions {
   keyPrefix: string
   /** Longest wait for Redis before a call fails with RedisUnavailableError. */
   timeoutMs: number
+  limits: CostLimits
 }
 
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */

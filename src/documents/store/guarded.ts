@@ -1,4 +1,4 @@
-import { SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
+import { limitExceeded, SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../schemas/rules.js'
 import type { DocumentValidator, Violation } from '../../schemas/validator.js'
@@ -13,25 +13,55 @@ import { call, keysOf, screenDepth, write, type ScriptReply, type StoreContext }
  */
 export type Validation = 'result' | { document: string } | 'never'
 
+/**
+ * What a write may do to its document's size and depth, for the size limit and the bounds its version
+ * record keeps: `add` at most `growth` bytes of text (undefined: unknown, so the script measures) and a
+ * nesting of `depth`; `replace` the whole document by one of that size bound and depth; `keep` for writes
+ * that cannot grow the document (removing or expiring it whole).
+ */
+export type Sizing =
+  | { mode: 'add' | 'replace', growth: number | undefined, depth: number | undefined }
+  | { mode: 'keep' }
+
 /** Attempts before a write that keeps meeting concurrent changes gives up with 409. */
 const MAX_ATTEMPTS = 32
 
-const PREVIEW_SUFFIX = '\u001fpreview'
+const COPY_SUFFIX = '\u001fcopy'
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */
 export async function guardedWrite (context: StoreContext, script: LuaScript, address: DocumentAddress,
-  head: readonly string[], extra: readonly string[], validation: Validation): Promise<ScriptReply> {
+  head: readonly string[], extra: readonly string[], validation: Validation, sizing: Sizing): Promise<ScriptReply> {
   screenDepth(address)
-  const write: GuardedWrite = { context, script, address, head, extra, validation }
+  const write: GuardedWrite = { context, script, address, head, extra, validation, sizing: sizingArgs(context, sizing) }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const rules = validation === 'never' ? context.rules.unguarded : await context.rules.rulesFor(address.key)
     const reply = rules.validate && validation === 'result'
       ? await context.validatedWrites(address.key, () => writeOnce(write, rules))
       : await writeOnce(write, rules)
     if (reply[0] === 'schemachanged') context.rules.forget(address.key)
-    else if (reply[0] !== 'stale') return reply
+    else if (reply[0] !== 'stale') return checkCost(context, address.key, reply)
   }
   throw new WriteContendedError(address.key)
+}
+
+function sizingArgs ({ limits }: StoreContext, sizing: Sizing): string[] {
+  const known = (value: number | undefined) => value === undefined ? '' : String(value)
+  const [growth, depth] = sizing.mode === 'keep' ? ['', ''] : [known(sizing.growth), known(sizing.depth)]
+  return [growth, depth, sizing.mode, String(limits.documentBytes), String(limits.workBytes)]
+}
+
+/** A write script's answer, unless it stopped at a cost limit: then the 422 naming that limit. */
+export function checkCost (context: StoreContext, key: string, reply: ScriptReply): ScriptReply {
+  const { limits } = context
+  if (reply[0] === 'toolarge') {
+    throw limitExceeded('MAX_DOCUMENT_BYTES', limits.documentBytes,
+      `The write would make document "${key}" ${String(reply[1])} bytes long; documents hold at most ${limits.documentBytes}`)
+  }
+  if (reply[0] === 'toocostly') {
+    throw limitExceeded('MAX_WORK_BYTES', limits.workBytes,
+      `The request would make Redis handle more than ${limits.workBytes} bytes of JSON text at once; nothing was written`)
+  }
+  return reply
 }
 
 interface GuardedWrite {
@@ -41,15 +71,16 @@ interface GuardedWrite {
   head: readonly string[]
   extra: readonly string[]
   validation: Validation
+  sizing: string[]
 }
 
 /** One attempt: preview and validate when the rules ask for it, then write unless the document moved on. */
-async function writeOnce ({ context, script, address, head, extra, validation }: GuardedWrite,
+async function writeOnce ({ context, script, address, head, extra, validation, sizing }: GuardedWrite,
   rules: WriteRules): Promise<ScriptReply> {
-  const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + PREVIEW_SUFFIX]
+  const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + COPY_SUFFIX]
   const exec = (base: string, preview: boolean) => {
     const reply = script.run<ScriptReply>(context.client, keys,
-      [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...extra])
+      [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])
     return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
   }
   let base = ''

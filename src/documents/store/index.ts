@@ -14,7 +14,7 @@ export type {
 /** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
 export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions, rules: SchemaRules) {
   const context = { client, rules, validatedWrites: createKeyedQueue(), ...options }
-  return { ...documentReads(context), ...documentWrites(context) }
+  return { limits: options.limits, ...documentReads(context), ...documentWrites(context) }
 }
 
 export type DocumentStore = ReturnType<typeof createDocumentStore>

@@ -1,9 +1,9 @@
-import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
-import { ErrorReply } from 'redis'
+import { BadRequestError, InvalidJsonPathError, limitExceeded } from '../../errors.js'
+import type { JsonPathShape } from '../jsonpath.js'
 import { BoundedClientSideCache, forgetKeys } from '../../redis/cache.js'
 import { DerivedCache } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
-import { describeScript, readScript } from '../scripts/reads.js'
+import { describeScript, queryScript, readScript } from '../scripts/reads.js'
 import {
   call, checkStatus, documentKeysOf, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, withRecord,
   type ScriptReply, type StoreContext, type VersionRecord
@@ -123,17 +123,22 @@ export function documentReads (context: StoreContext) {
       return resolveAndRead(address)
     },
 
-    /** All matches of a read-only JSONPath in a document, as a JSON array; remembered like read. */
-    async query (key: string, jsonPath: string, rememberAs?: string): Promise<StoredValue> {
-      const [doc, ver] = documentKeysOf(context, key)
-      const fetched = await readAt(key, doc, ver, jsonPath).catch((error: unknown) => {
-        if (error instanceof ErrorReply) throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${error.message}`)
-        throw error
-      })
-      if (fetched.value === null) throw notFound({ key, tokens: [] })
-      const answer = withRecord({ json: fetched.value }, fetched.record)
-      remember(rememberAs, doc, ver, jsonPath, fetched, answer)
-      return answer
+    /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */
+    async query (key: string, jsonPath: string, shape: JsonPathShape): Promise<StoredValue> {
+      const { limits } = context
+      const reply = await call(context, key, queryScript.run<ScriptReply>(client, documentKeysOf(context, key),
+        [jsonPath, String(shape.descents), String(shape.filters), String(limits.workBytes), String(limits.replyBytes)]))
+      switch (reply[0]) {
+        case 'toocostly':
+          throw limitExceeded('MAX_WORK_BYTES', limits.workBytes, `The JSONPath could make Redis walk ${String(reply[1])} bytes ` +
+            '(the document\'s size, times its depth plus one for each recursive descent, times one plus the filters)')
+        case 'toolarge':
+          throw limitExceeded('MAX_REPLY_BYTES', limits.replyBytes, `The JSONPath matches ${String(reply[1])} bytes`)
+        case 'badpath':
+          throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${String(reply[1])}`)
+      }
+      checkStatus(reply[0], { key, tokens: [] })
+      return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
     },
 
     /** Type, length, member names and memory use of the value at an address. */

@@ -11,7 +11,8 @@ import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/w
 import {
   checkStatus, documentKeysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
-import { guardedWrite, violationsOf, type Validation } from './guarded.js'
+import { guardedWrite, violationsOf, type Sizing, type Validation } from './guarded.js'
+import { storedSizeBound } from '../json-text.js'
 
 /** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
 export interface WriteConditions {
@@ -47,6 +48,8 @@ export interface PreparedPatchOperation {
   invalid?: string
   /** The path as the client wrote it, for the problem that names a failed operation. */
   pathText: string
+  /** How deep the value nests (0 for a scalar or no value). */
+  valueDepth: number
 }
 
 /** One operation of POST, its pointer joined to the base and its arguments as JSON texts. */
@@ -55,32 +58,92 @@ export interface PreparedOperation {
   path: string[]
   args: [string, string, string]
   values: string[]
+  /** How deep the deepest of values nests. */
+  valuesDepth: number
+}
+
+/** A JSON text written as a document or part of one, and how deep it nests. */
+export interface WrittenJson {
+  text: string
+  depth: number
 }
 
 export interface BatchPutItem extends WriteConditions {
   key: string
   json: string
+  depth: number
   ttlMs?: number
 }
 
 export interface BatchPutResult {
   key: string
-  status: 'created' | 'ok' | 'precondition' | 'wrongtype' | 'invalid'
+  status: 'created' | 'ok' | 'precondition' | 'wrongtype' | 'invalid' | 'toolarge'
   version?: string
   /** Why the item's collection schema rejects it, when it does. */
   violations?: Violation[]
+  /** The size the document would have had, when it is over the limit. */
+  size?: number
 }
+
+/** The key a batch measures a document on before it replaces one: a control character keeps it from clients. */
+const BATCH_SCRATCH_SUFFIX = '\u001fbatch'
 
 /** A batch whose collections' schemas keep changing under it gives up after this many attempts. */
 const MAX_BATCH_ATTEMPTS = 8
 
 const ttlArg = (ttlMs: number | undefined) => ttlMs === undefined ? '' : String(ttlMs)
 
+/** Bytes a new member or element at tokens adds besides its value: its name, a colon and a comma. */
+function slotBytes (tokens: readonly string[]): number {
+  const last = tokens.at(-1)
+  return last === undefined ? 0 : Buffer.byteLength(JSON.stringify(last)) + 2
+}
+
+/** What a write of json at tokens may do to the document: add it there, or replace the whole. */
+function writing (tokens: readonly string[], json: WrittenJson): Sizing {
+  return tokens.length === 0
+    ? { mode: 'replace', growth: storedSizeBound(json.text), depth: json.depth }
+    : { mode: 'add', growth: storedSizeBound(json.text) + slotBytes(tokens), depth: tokens.length + json.depth }
+}
+
+/** The longest text a number can take in RedisJSON, for operations that change one. */
+const NUMBER_BYTES = 24
+
+function operationSizing (operations: readonly PreparedOperation[]): Sizing {
+  let growth = 0
+  let depth = 0
+  for (const operation of operations) {
+    if (operation.name === 'incr' || operation.name === 'mult') growth += NUMBER_BYTES
+    else if (operation.name === 'toggle') growth += 1
+    else if (operation.name === 'append') growth += Buffer.byteLength(operation.args[0])
+    for (const value of operation.values) growth += storedSizeBound(value) + 1
+    if (operation.values.length > 0) depth = Math.max(depth, operation.path.length + 1 + operation.valuesDepth)
+  }
+  return { mode: 'add', growth, depth }
+}
+
+/**
+ * What a patch's values and new names may add. Copies add what they copy and moves may nest what they move
+ * deeper, which only the script knows: it counts them as it goes.
+ */
+function patchSizing (operations: readonly PreparedPatchOperation[]): Sizing {
+  let growth = 0
+  let depth = 0
+  for (const operation of operations) {
+    if (operation.value !== undefined) growth += storedSizeBound(operation.value) + slotBytes(operation.path)
+    else if (operation.op === 'move') growth += slotBytes(operation.path)
+    if (operation.value !== undefined) depth = Math.max(depth, operation.path.length + operation.valueDepth)
+  }
+  return { mode: 'add', growth, depth }
+}
+
+const KEEP: Sizing = { mode: 'keep' }
+
 export function documentWrites (context: StoreContext) {
   function run (script: LuaScript, address: DocumentAddress, options: WriteOptions,
-    extra: readonly string[], validation: Validation = 'result'): Promise<ScriptReply> {
+    extra: readonly string[], sizing: Sizing, validation: Validation = 'result'): Promise<ScriptReply> {
     const head = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs)]
-    return guardedWrite(context, script, address, head, extra, validation)
+    return guardedWrite(context, script, address, head, extra, validation, sizing)
   }
 
   function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
@@ -94,21 +157,25 @@ export function documentWrites (context: StoreContext) {
 
   return {
     /** Sets the whole document, or the value at a location whose parent exists. */
-    async put (address: DocumentAddress, json: string, options: WriteOptions): Promise<WriteResult> {
-      const validation = address.tokens.length === 0 ? { document: json } : 'result'
-      return resultOf(await run(putScript, address, options, [json], validation), address)
+    async put (address: DocumentAddress, json: WrittenJson, options: WriteOptions): Promise<WriteResult> {
+      const validation = address.tokens.length === 0 ? { document: json.text } : 'result'
+      return resultOf(await run(putScript, address, options, [json.text], writing(address.tokens, json), validation), address)
     },
 
     /** Applies an RFC 7396 merge patch at a location. */
-    async merge (address: DocumentAddress, patch: { text: string, value: unknown }, options: WriteOptions) {
+    async merge (address: DocumentAddress, patch: WrittenJson & { value: unknown }, options: WriteOptions) {
       const isObject = typeof patch.value === 'object' && patch.value !== null && !Array.isArray(patch.value)
-      return resultOf(await run(mergeScript, address, options, [patch.text, isObject ? '1' : '0']), address)
+      const sizing: Sizing = {
+        mode: 'add', growth: storedSizeBound(patch.text) + slotBytes(address.tokens), depth: address.tokens.length + patch.depth
+      }
+      return resultOf(await run(mergeScript, address, options, [patch.text, isObject ? '1' : '0'], sizing), address)
     },
 
     /** Removes the document, or the value at a location. */
     async remove (address: DocumentAddress, conditions: WriteConditions) {
-      const validation = address.tokens.length === 0 ? 'never' : 'result'
-      return resultOf(await run(deleteScript, address, withoutValue(conditions), [], validation), address)
+      const whole = address.tokens.length === 0
+      const sizing: Sizing = whole ? KEEP : { mode: 'add', growth: 0, depth: 0 }
+      return resultOf(await run(deleteScript, address, withoutValue(conditions), [], sizing, whole ? 'never' : 'result'), address)
     },
 
     /** Applies a JSON Patch (RFC 6902) at a location: every operation, or none. */
@@ -117,7 +184,7 @@ export function documentWrites (context: StoreContext) {
         operation.op, operation.invalid ?? '', operation.value ?? '',
         ...pointerArgs(operation.path, true), ...pointerArgs(operation.from ?? [], true)
       ])]
-      const reply = await run(jsonPatchScript, address, options, extra)
+      const reply = await run(jsonPatchScript, address, options, extra, patchSizing(operations))
       if (reply[0] === 'failed') {
         const index = Number(reply[1])
         const failed = operations[index]!
@@ -134,7 +201,7 @@ export function documentWrites (context: StoreContext) {
         operation.name, ...pointerArgs(operation.path, true), ...operation.args,
         String(operation.values.length), ...operation.values
       ])]
-      const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra)
+      const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra, operationSizing(operations))
       if (reply[0] === 'failed') throw operationFailure(reply, operations, address)
       checkStatus(reply[0], address)
       return withRecord({ results: (reply[2] as string[]).map(String) }, recordOf(reply[1], reply[3]))
@@ -143,7 +210,7 @@ export function documentWrites (context: StoreContext) {
     /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
     async expiry (key: string, ttlMs: number | undefined, conditions: WriteConditions): Promise<VersionRecord> {
       const address = { key, tokens: [] }
-      const reply = await run(expiryScript, address, withoutValue(conditions, ttlMs), [], 'never')
+      const reply = await run(expiryScript, address, withoutValue(conditions, ttlMs), [], KEEP, 'never')
       checkStatus(reply[0], address)
       return recordOf(reply[1], reply[3])
     },
@@ -162,9 +229,11 @@ export function documentWrites (context: StoreContext) {
         if (confirmed.includes(false)) continue
         const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
         const documentKeys = valid.map(({ item }) => documentKeysOf(context, item.key))
-        const keys = valid.flatMap(({ rules }, index) => [...documentKeys[index]!, rules.schemaKey])
-        const args = [String(valid.length), ...valid.flatMap(({ item, rules }) =>
-          [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json])]
+        const keys = [...valid.flatMap(({ rules }, index) => [...documentKeys[index]!, rules.schemaKey]),
+          context.keyPrefix + BATCH_SCRATCH_SUFFIX]
+        const args = [String(context.limits.documentBytes), String(valid.length), ...valid.flatMap(({ item, rules }) =>
+          [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json, String(storedSizeBound(item.json)),
+            String(item.depth)])]
         const replies = valid.length === 0
           ? []
           : await write(context, items[0]!.key, documentKeys.flat(),
@@ -179,6 +248,7 @@ export function documentWrites (context: StoreContext) {
           const rejected = violations[index]
           if (rejected) return { key: item.key, status: 'invalid', violations: rejected }
           const [status, version] = written[next++]!
+          if (status === 'toolarge') return { key: item.key, status, size: Number(version) }
           return { key: item.key, status, ...(version ? { version } : {}) }
         })
       }

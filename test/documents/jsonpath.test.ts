@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest'
+import { analyzeJsonPath } from '../../src/documents/jsonpath.js'
+import { connectRedis } from '../helpers/app.js'
+
+const redis = await connectRedis()
+
+const accepted: Array<[string, number, number]> = [
+  ['$', 0, 0],
+  ['$.a', 0, 0],
+  ['$.a.b.c', 0, 0],
+  ['$.*', 0, 0],
+  ['$[*]', 0, 0],
+  ['$.a[0]', 0, 0],
+  ['$.a.[0]', 0, 0],
+  ['$.a[-1]', 0, 0],
+  ['$.a[0,1,2]', 0, 0],
+  ['$.a[-1,-2]', 0, 0],
+  ['$.a[1:3]', 0, 0],
+  ['$.a[:3]', 0, 0],
+  ['$.a[1:]', 0, 0],
+  ['$.a[::2]', 0, 0],
+  ['$.a[-3:-1:1]', 0, 0],
+  ["$['a','b']", 0, 0],
+  ['$["a b"]', 0, 0],
+  ['$["a\\"b"]', 0, 0],
+  ["$['it\\'s']", 0, 0],
+  ['$..a', 1, 0],
+  ['$..*', 1, 0],
+  ['$..[0]', 1, 0],
+  ["$..['a','b']", 1, 0],
+  ['$..a..b', 2, 0],
+  ['$.a[?(@.b > 1)]', 0, 1],
+  ['$.a[?@.b > 1]', 0, 1],
+  ['$.a[?(@.b)]', 0, 1],
+  ['$.a[?(@.b == "x" && @.c != 2.5 || @.d <= -1)]', 0, 1],
+  ['$.a[?((@.b >= 1) && (@.c < 2))]', 0, 1],
+  ['$.a[?(@.b == true)]', 0, 1],
+  ['$.a[?(@.b == null)]', 0, 1],
+  ['$.a[?(@ == $.limit)]', 0, 1],
+  ['$.a[?(@.b[?(@.c > 1)])]', 0, 2],
+  ['$..book[?(@.price < 10)].title', 1, 1],
+  ['$.a[?(@..b)]', 1, 1],
+  ['$.a [ 0 ]', 0, 0],
+  ['$.a[?(@b > 1)]', 0, 1],
+  ['$.a[? ( @.b > 1 ) ]', 0, 1],
+  ['$.x-y_z~+#%$^/:1', 0, 0]
+]
+
+describe('analyzeJsonPath', () => {
+  it.each(accepted)('accepts %s (%d descents, %d filters), and so does RedisJSON', async (expression, descents, filters) => {
+    expect(analyzeJsonPath(expression)).toEqual({ shape: { descents, filters } })
+    await redis.sendCommand(['JSON.SET', 'jsonpath-test', '$', '{"a":[{"b":2,"c":1}],"limit":2}'])
+    await expect(redis.sendCommand(['JSON.GET', 'jsonpath-test', expression])).resolves.toBeTypeOf('string')
+  })
+
+  it.each([
+    ['a', 'starts with "$"'],
+    ['$a', 'starts with "$." or "$["'],
+    ['$*', 'starts with "$." or "$["'],
+    ['$ .a', 'starts with "$." or "$["'],
+    ['', 'starts with "$"'],
+    ['$[', 'Unexpected'],
+    ['$.a[0', '"]" is expected'],
+    ['$..', 'A name is expected'],
+    ['$.', 'A name is expected'],
+    ['$["open', 'not closed'],
+    ['$.a[99999999999999999999999]', 'at most 15 digits'],
+    ['$.a[?(@.b > 1234567890123456)]', 'at most 15 digits'],
+    ['$..a..b..c', 'at most 2 recursive descents'],
+    ['$..*..*..*', 'at most 2 recursive descents'],
+    ['$.a[?(@..b..c..d)]', 'at most 2 recursive descents'],
+    ['$.a[?(@.b =~ "(a+)+$")]', 'regular expression'],
+    ['$[?(@[?(@[?(@)])])]', 'nest at most 2 deep'],
+    [`$${'[?(@'.repeat(21)}${')]'.repeat(21)}`, 'nest at most 2 deep'],
+    ['$[0,0]', 'twice'],
+    ["$['a','a']", 'twice'],
+    ['$[0,-1]', 'all from the start or all from the end'],
+    [`$[${Array.from({ length: 33 }, (_, index) => index).join(',')}]`, 'at most 32 entries'],
+    ['$.a[?(@.b >)]', 'Unexpected'],
+    ['$.a[?(@.b > 1) junk]', '"]" is expected'],
+    ['$.a b', 'Unexpected'],
+    [`$${'.a'.repeat(1100)}`, 'at most 2048 characters']
+  ])('refuses %s: %s', (expression, reason) => {
+    const verdict = analyzeJsonPath(expression)
+    expect(verdict).toHaveProperty('problem')
+    expect((verdict as { problem: string }).problem).toContain(reason)
+  })
+})
