@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { chunksWithin } from '../../src/documents/store/reads.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
 import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
@@ -105,5 +106,31 @@ describe('POST /batch/write', () => {
     const response = await post('/batch/write', { items: [{ key, value: 1 }, { key: '', value: 2 }] })
     expect(response.statusCode).toBe(400)
     expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+  })
+})
+
+describe('MAX_REPLY_BYTES bounds a batch read', () => {
+  it('refuses values that add up past the limit, and reads small locations of large documents in chunks', async () => {
+    const small = await buildTestApp({ limits: { documentBytes: 4096, replyBytes: 8192, workBytes: 1024 * 1024 } })
+    const keys = Array.from({ length: 10 }, () => uniqueKey())
+    for (const key of keys) await put(small, `/docs/${key}`, { name: key, pad: 'x'.repeat(3000) })
+    const whole = await small.inject({ method: 'POST', url: '/batch/read', payload: { keys } })
+    expect(whole.statusCode).toBe(422)
+    expect(whole.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_REPLY_BYTES', max: 8192 })
+    const names = await small.inject({ method: 'POST', url: '/batch/read', payload: { keys, pointer: '/name' } })
+    expect(names.statusCode).toBe(200)
+    expect(names.json().items.map((item: { value: string }) => item.value)).toEqual(keys)
+  })
+})
+
+describe('chunksWithin', () => {
+  it.each([
+    [[], 10, []],
+    [[3, 3, 3], 10, [[0, 3]]],
+    [[6, 6, 6], 10, [[0, 1], [1, 2], [2, 3]]],
+    [[20, 1, 1], 10, [[0, 1], [1, 3]]],
+    [[1, 1, 20, 1], 10, [[0, 2], [2, 3], [3, 4]]]
+  ])('splits bounds %j within %d as %j', (bounds, budget, chunks) => {
+    expect(chunksWithin(bounds, budget)).toEqual(chunks)
   })
 })

@@ -31,6 +31,8 @@ export interface VersionRecord {
   expiresAt?: number
 }
 
+
+
 /** Status, version, value, expiresAt: what the document scripts answer. */
 export type ScriptReply = [status: string, version?: string | null, value?: unknown, expiresAt?: string | null]
 
@@ -63,11 +65,13 @@ export function write<T> (context: StoreContext, key: string, written: readonly 
   return call(context, key, work.finally(() => forgetKeys(context.client, written)))
 }
 
-/** Parses "version" or "version:expiresAt"; a document without a record is version 0. */
-export function parseRecord (record: string | null | undefined): VersionRecord {
+/** Parses "version", "version:expiresAt" or "version:expiresAt:size:depth"; a document without a record is version 0. */
+export function parseRecord (record: string | null | undefined): VersionRecord & { size?: number } {
   if (!record) return { version: '0' }
-  const [version = '0', expires] = record.split(':')
-  return expires ? { version, expiresAt: Number(expires) } : { version }
+  const [version = '0', expires, size] = record.split(':')
+  const parsed: VersionRecord & { size?: number } = expires ? { version, expiresAt: Number(expires) } : { version }
+  if (size) parsed.size = Number(size)
+  return parsed
 }
 
 /**

@@ -157,9 +157,13 @@ export function documentReads (context: StoreContext) {
       }
     },
 
-    /** The same location in many documents, in one round trip (two when some are missing). */
-    async readMany (keys: readonly string[], tokens: readonly string[]): Promise<BatchReadItem[]> {
-      if (keys.length === 0) return []
+    /**
+     * The same location in many documents, a chunk at a time: the version records first, then the values
+     * in chunks whose documents' size bounds fit in MAX_REPLY_BYTES (most batches are one chunk: two round
+     * trips, three when some are missing), so what Redis sends at once stays bounded.
+     */
+    async * readChunks (keys: readonly string[], tokens: readonly string[]): AsyncGenerator<BatchReadItem[]> {
+      if (keys.length === 0) return
       const plan = planPath(tokens)
       const [docs, versions] = [[] as string[], [] as string[]]
       for (const key of keys) {
@@ -167,26 +171,44 @@ export function documentReads (context: StoreContext) {
         docs.push(doc)
         versions.push(version)
       }
-      const [records, values] = await call(context, keys[0]!, Promise.all([
-        client.sendCommand<Array<string | null>>(['MGET', ...versions]),
-        client.sendCommand<Array<string | null>>(['JSON.MGET', ...docs, plan.guess])
-      ]))
-      const missing = values.flatMap((value, index) => value === null ? [index] : [])
-      const types = missing.length === 0
-        ? []
-        : await call(context, keys[0]!, Promise.all(missing.map((index) => client.sendCommand<string>(['TYPE', docs[index]!]))))
-      const wrongType = new Set(missing.filter((_, position) => types[position] !== 'none'))
-      return Promise.all(keys.map(async (key, index): Promise<BatchReadItem> => {
-        const value = values[index]
-        if (value === null || value === undefined) return { key, status: wrongType.has(index) ? 409 : 404 }
-        if (value !== '[]') return { key, status: 200, json: unwrap(value), ...parseRecord(records[index]) }
-        if (!plan.ambiguous) return { key, status: 404 }
-        try {
-          return { key, status: 200, ...(await resolveAndRead({ key, tokens: [...tokens] })) }
-        } catch {
-          return { key, status: 404 }
+      const records = await call(context, keys[0]!, client.sendCommand<Array<string | null>>(['MGET', ...versions]))
+      const bounds = records.map((record) => parseRecord(record).size ?? context.limits.documentBytes)
+      for (const [from, to] of chunksWithin(bounds, context.limits.replyBytes)) {
+        const values = await call(context, keys[from]!,
+          client.sendCommand<Array<string | null>>(['JSON.MGET', ...docs.slice(from, to), plan.guess]))
+        const missing = values.flatMap((value, index) => value === null ? [from + index] : [])
+        const types = missing.length === 0
+          ? []
+          : await call(context, keys[from]!, Promise.all(missing.map((index) => client.sendCommand<string>(['TYPE', docs[index]!]))))
+        const wrongType = new Set(missing.filter((_, position) => types[position] !== 'none'))
+        yield await Promise.all(keys.slice(from, to).map(async (key, offset): Promise<BatchReadItem> => {
+          const index = from + offset
+          const value = values[offset]
+          if (value === null || value === undefined) return { key, status: wrongType.has(index) ? 409 : 404 }
+          if (value !== '[]') return { key, status: 200, json: unwrap(value), ...parseRecord(records[index]) }
+          if (!plan.ambiguous) return { key, status: 404 }
+          try {
+            return { key, status: 200, ...(await resolveAndRead({ key, tokens: [...tokens] })) }
+          } catch {
+            return { key, status: 404 }
+          }
+        }))
+      }
+    },
+
+    /** The same location in many documents, refused when the values add up past MAX_REPLY_BYTES. */
+    async readMany (keys: readonly string[], tokens: readonly string[]): Promise<BatchReadItem[]> {
+      const items: BatchReadItem[] = []
+      let bytes = 0
+      for await (const chunk of this.readChunks(keys, tokens)) {
+        for (const item of chunk) if (item.status === 200) bytes += item.json.length
+        if (bytes > context.limits.replyBytes) {
+          throw limitExceeded('MAX_REPLY_BYTES', context.limits.replyBytes,
+            `The values read add up to more than ${context.limits.replyBytes} bytes; read fewer documents at once`)
         }
-      }))
+        items.push(...chunk)
+      }
+      return items
     },
 
     /** One page of the documents whose keys start with prefix (SCAN, never KEYS). */
@@ -210,4 +232,21 @@ export function documentReads (context: StoreContext) {
 /** Escapes the characters SCAN's MATCH treats as a pattern. */
 export function escapeGlob (text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&')
+}
+
+/** Index ranges [from, to) of consecutive items whose bounds add up to at most budget (one item at least). */
+export function chunksWithin (bounds: readonly number[], budget: number): Array<[number, number]> {
+  const chunks: Array<[number, number]> = []
+  let from = 0
+  let sum = 0
+  for (let index = 0; index < bounds.length; index++) {
+    if (index > from && sum + bounds[index]! > budget) {
+      chunks.push([from, index])
+      from = index
+      sum = 0
+    }
+    sum += bounds[index]!
+  }
+  if (bounds.length > from) chunks.push([from, bounds.length])
+  return chunks
 }
