@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { join, resolve } from 'node:path'
 import { claimFolder, type FolderLock } from './folder-lock.js'
 import { clearLeftovers } from './leftover.js'
+import { availableLifeline, spawnTied } from './lifeline.js'
 import { probeSocket } from './socket-probe.js'
 
 /** Where scripts/provision-redis.sh puts redis-server and RedisJSON. */
@@ -50,7 +51,7 @@ const RESTART_DELAY_MS = 500
 /**
  * Starts a redis-server of our own on a unix socket under `dir`, and resolves once it accepts commands.
  * The folder is claimed first (another live jsondocs on it is refused) and a Redis left over there is
- * stopped.
+ * stopped; Redis is tied to this process, so it stops when this process dies, however it dies.
  */
 export async function startLocalRedis (options: LocalRedisOptions): Promise<LocalRedis> {
   const binaries = options.binaries ?? provisionedBinaries
@@ -65,6 +66,8 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
   mkdirSync(dir, { recursive: true })
   const socketPath = join(dir, 'redis.sock')
   if (Buffer.byteLength(socketPath) > 100) throw new Error(`Socket path too long for a unix socket: ${socketPath}`)
+  const lifeline = availableLifeline()
+  if (lifeline === 'watchdog') log('setpriv --pdeathsig is not available here: a watchdog process ties redis-server to this one')
 
   const args = [
     '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
@@ -92,7 +95,7 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
   }
 
   const launch = async (): Promise<void> => {
-    const server = spawn(binaries.server, args, {
+    const { child: server, untie } = spawnTied(lifeline, binaries.server, args, {
       env: { ...process.env, LD_LIBRARY_PATH: binaries.libraries },
       stdio: ['ignore', 'pipe', 'pipe']
     })
@@ -105,6 +108,7 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
     server.stderr?.on('data', collect)
     let ready = false
     server.once('exit', (code, signal) => {
+      untie()
       if (stopping || child !== server || !ready) return
       log(`local redis-server exited (${signal ?? code})${options.supervise ? "; restarting" : ""}`)
       child = undefined
@@ -131,9 +135,6 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
       throw error
     }
   }
-
-  const killOnExit = () => child?.kill('SIGKILL')
-  process.once('exit', killOnExit)
 
   await claimAndLaunch()
   return {

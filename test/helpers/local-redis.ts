@@ -29,8 +29,8 @@ export async function eventually (check: () => Promise<boolean>, timeoutMs = 10_
 }
 
 /**
- * A persistent redis-server with RedisJSON on dir/redis.sock started the way jsondocs did before its folder
- * had a claim: a plain child process. It is killed when the test ends, if still there.
+ * A persistent redis-server with RedisJSON on dir/redis.sock started the way jsondocs did before its Redis
+ * had a lifeline and its folder a claim: a plain child process. It is killed when the test ends, if still there.
  */
 export async function startUntiedRedis (dir: string): Promise<ChildProcess> {
   provisionLocalRedis()

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { createClient } from 'redis'
 import { whenDone } from './cleanup.js'
+import { eventually } from './local-redis.js'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -39,4 +42,30 @@ export function spawnService (dataDir: string, env: NodeJS.ProcessEnv = {}): Ser
   })
   listening.catch(() => {})
   return { child, listening, exited, output: () => output }
+}
+
+/** The PID of the redis-server answering on socketPath (INFO server). */
+export async function redisPidOn (socketPath: string): Promise<number> {
+  const client = await createClient({ socket: { path: socketPath, reconnectStrategy: false } }).connect()
+  try {
+    const info = await client.info('server')
+    return Number(/process_id:(\d+)/.exec(info)?.[1])
+  } finally {
+    client.destroy()
+  }
+}
+
+/** Whether a process has ended: gone from /proc, or a zombie its parent has not yet waited for. */
+export function processGone (pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+  } catch {
+    return true
+  }
+}
+
+/** Polls until the process has ended, for at most timeoutMs. */
+export function whenGone (pid: number, timeoutMs = 5000): Promise<void> {
+  return eventually(async () => processGone(pid), timeoutMs)
 }
