@@ -13,7 +13,7 @@ export async function probeSocket (socketPath: string, timeoutMs = ANSWER_TIMEOU
   return reply?.startsWith('+PONG') ? 'answers' : 'silent'
 }
 
-/** How many clients other than this question are connected to the Redis on the socket; undefined when it does not answer. */
+/** How many clients besides the one asking are connected to the Redis on the socket; undefined when it does not answer. */
 export async function otherClients (socketPath: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<number | undefined> {
   const { reply } = await exchange(socketPath, 'CLIENT ID\r\nCLIENT LIST\r\n', (bytes) => clientList(bytes) !== undefined, timeoutMs)
   const list = reply === undefined ? undefined : clientList(reply)
