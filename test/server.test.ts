@@ -74,7 +74,7 @@ describe('the server with no REDIS_URL', () => {
   it('refuses a second server on the same data folder', async () => {
     const running = await startServer(environment())
     try {
-      await expect(startServer(environment())).rejects.toThrow(/already listens/)
+      await expect(startServer(environment())).rejects.toThrow(`Another jsondocs (pid ${process.pid}) is using`)
     } finally {
       await running.close()
     }

@@ -1,8 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync } from 'node:fs'
-import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { join, resolve } from 'node:path'
+import { claimFolder, type FolderLock } from './folder-lock.js'
+import { clearLeftovers } from './leftover.js'
+import { availableLifeline, spawnTied } from './lifeline.js'
+import { probeSocket } from './socket-probe.js'
 
 /** Where scripts/provision-redis.sh puts redis-server and RedisJSON. */
 const provisioned = fileURLToPath(new URL('../../.redis/', import.meta.url))
@@ -35,9 +38,9 @@ export interface LocalRedisOptions {
 
 export interface LocalRedis {
   socketPath: string
-  /** Stops Redis (it flushes its AOF first); resolves when the process has exited. */
+  /** Stops Redis (it flushes its AOF first) and releases the folder; resolves when the process has exited. */
   stop (): Promise<void>
-  /** Starts it again after stop(). */
+  /** Claims the folder and starts Redis again after stop(). */
   start (): Promise<void>
 }
 
@@ -45,7 +48,11 @@ const READY_TIMEOUT_MS = 10_000
 const STOP_TIMEOUT_MS = 10_000
 const RESTART_DELAY_MS = 500
 
-/** Starts a redis-server of our own on a unix socket under `dir`, and resolves once it accepts commands. */
+/**
+ * Starts a redis-server of our own on a unix socket under `dir`, and resolves once it accepts commands.
+ * The folder is claimed first (another live jsondocs on it is refused) and a Redis left over there is
+ * stopped; Redis is tied to this process, so it stops when this process dies, however it dies.
+ */
 export async function startLocalRedis (options: LocalRedisOptions): Promise<LocalRedis> {
   const binaries = options.binaries ?? provisionedBinaries
   const withJsonModule = options.withJsonModule ?? true
@@ -59,9 +66,8 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
   mkdirSync(dir, { recursive: true })
   const socketPath = join(dir, 'redis.sock')
   if (Buffer.byteLength(socketPath) > 100) throw new Error(`Socket path too long for a unix socket: ${socketPath}`)
-  if (await answers(socketPath)) {
-    throw new Error(`A Redis already listens on ${socketPath}: is another jsondocs using ${dir}?`)
-  }
+  const lifeline = availableLifeline()
+  if (lifeline === 'watchdog') log('setpriv --pdeathsig is not available here: a watchdog process ties redis-server to this one')
 
   const args = [
     '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
@@ -71,68 +77,90 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
   ]
 
   let child: ChildProcess | undefined
+  let lock: FolderLock | undefined
   let stopping = false
 
+  const claim = async (): Promise<void> => {
+    lock = await claimFolder(dir)
+    try {
+      await clearLeftovers(socketPath, log)
+    } catch (error) {
+      await release()
+      throw error
+    }
+  }
+  const release = async (): Promise<void> => {
+    await lock?.release()
+    lock = undefined
+  }
+
   const launch = async (): Promise<void> => {
-    const server = spawn(binaries.server, args, {
+    const { child: server, untie } = spawnTied(lifeline, binaries.server, args, {
       env: { ...process.env, LD_LIBRARY_PATH: binaries.libraries },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     child = server
+    let spawnError: Error | undefined
+    server.once('error', (error) => { spawnError = error })
     let output = ''
     const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-4000) }
     server.stdout?.on('data', collect)
     server.stderr?.on('data', collect)
     let ready = false
     server.once('exit', (code, signal) => {
+      untie()
       if (stopping || child !== server || !ready) return
       log(`local redis-server exited (${signal ?? code})${options.supervise ? "; restarting" : ""}`)
       child = undefined
       if (options.supervise) setTimeout(() => { if (!stopping) launch().catch((e: Error) => log(e.message)) }, RESTART_DELAY_MS).unref()
     })
-    await waitUntil(() => answers(socketPath), READY_TIMEOUT_MS, () => server.exitCode !== null || server.signalCode !== null)
-      .catch((error: Error) => {
-        server.kill('SIGKILL')
-        throw new Error(`redis-server did not start: ${error.message}\n${output}`)
-      })
+    const answers = async () => (await probeSocket(socketPath)) === 'answers'
+    const failed = () => spawnError !== undefined || server.exitCode !== null || server.signalCode !== null
+    try {
+      await waitUntil(answers, READY_TIMEOUT_MS, failed)
+    } catch (error) {
+      if (child === server) child = undefined
+      await terminate(server, 'SIGKILL')
+      throw new Error(`redis-server did not start: ${spawnError?.message ?? (error as Error).message}\n${output}`)
+    }
     ready = true
   }
 
-  const killOnExit = () => child?.kill('SIGKILL')
-  process.once('exit', killOnExit)
+  const claimAndLaunch = async (): Promise<void> => {
+    await claim()
+    try {
+      await launch()
+    } catch (error) {
+      await release()
+      throw error
+    }
+  }
 
-  await launch()
+  await claimAndLaunch()
   return {
     socketPath,
     async start () {
       stopping = false
-      if (!child) await launch()
+      if (!child) await claimAndLaunch()
     },
     async stop () {
       stopping = true
       const current = child
       child = undefined
-      if (!current || current.exitCode !== null || current.signalCode !== null) return
-      const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()))
-      current.kill('SIGTERM')
-      const timer = setTimeout(() => current.kill('SIGKILL'), STOP_TIMEOUT_MS)
-      await exited
-      clearTimeout(timer)
+      if (current) await terminate(current, 'SIGTERM')
+      await release()
     }
   }
 }
 
-/** Whether something answers PING on the socket. */
-function answers (socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (!existsSync(socketPath)) return resolve(false)
-    const socket = connect(socketPath)
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok) }
-    socket.setTimeout(1000, () => done(false))
-    socket.once('error', () => done(false))
-    socket.once('connect', () => socket.write('PING\r\n'))
-    socket.once('data', (data) => done(data.toString().startsWith('+PONG')))
-  })
+/** Sends signal, then SIGKILL after STOP_TIMEOUT_MS; resolves once the process has exited. */
+async function terminate (server: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (server.pid === undefined || server.exitCode !== null || server.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()))
+  server.kill(signal)
+  const timer = setTimeout(() => server.kill('SIGKILL'), STOP_TIMEOUT_MS)
+  await exited
+  clearTimeout(timer)
 }
 
 async function waitUntil (ready: () => Promise<boolean>, timeoutMs: number, failed: () => boolean): Promise<void> {

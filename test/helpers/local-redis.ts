@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { whenDone } from './cleanup.js'
 import { provisionLocalRedis } from './provision.js'
-import { startLocalRedis, type LocalRedis, type LocalRedisOptions } from '../../src/redis/local-server.js'
+import { provisionedBinaries, startLocalRedis, type LocalRedis, type LocalRedisOptions } from '../../src/redis/local-server.js'
+import { probeSocket } from '../../src/redis/socket-probe.js'
 
 /** A redis-server of the test's own, to stop, pause or start without the module, whatever the suite uses. */
 export async function startOwnRedis (options: Partial<LocalRedisOptions> = {}): Promise<LocalRedis> {
@@ -24,4 +26,22 @@ export async function eventually (check: () => Promise<boolean>, timeoutMs = 10_
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
+}
+
+/**
+ * A persistent redis-server with RedisJSON on dir/redis.sock started the way jsondocs did before its Redis
+ * had a lifeline and its folder a claim: a plain child process. It is killed when the test ends, if still there.
+ */
+export async function startUntiedRedis (dir: string): Promise<ChildProcess> {
+  provisionLocalRedis()
+  mkdirSync(dir, { recursive: true })
+  const socketPath = join(dir, 'redis.sock')
+  const server = spawn(provisionedBinaries.server, [
+    '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
+    '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
+    '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning', '--loadmodule', provisionedBinaries.jsonModule
+  ], { env: { ...process.env, LD_LIBRARY_PATH: provisionedBinaries.libraries }, stdio: 'ignore' })
+  whenDone(() => { server.kill('SIGKILL') })
+  await eventually(async () => (await probeSocket(socketPath)) === 'answers')
+  return server
 }

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createClient } from 'redis'
+import { whenDone } from './cleanup.js'
+import { eventually } from './local-redis.js'
+
+const root = join(import.meta.dirname, '../..')
+
+/** The service as its own process (`src/server.ts` through tsx), with no REDIS_URL: it runs its own Redis. */
+export interface ServiceProcess {
+  child: ChildProcess
+  /** Resolves with the base URL once it listens; rejects when it exits first. */
+  listening: Promise<string>
+  /** Resolves with the exit code, or the signal that ended it. */
+  exited: Promise<number | string | null>
+  /** What it wrote to stdout and stderr so far. */
+  output (): string
+}
+
+/** Starts the service on dataDir, on a port of its choosing; it is killed when the test ends. */
+export function spawnService (dataDir: string, env: NodeJS.ProcessEnv = {}): ServiceProcess {
+  const inherited: NodeJS.ProcessEnv = { ...process.env }
+  delete inherited['REDIS_URL']
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: root,
+    env: { ...inherited, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  whenDone(() => { child.kill('SIGKILL') })
+  let output = ''
+  const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
+  const listening = new Promise<string>((resolve, reject) => {
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+      const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1]
+      if (url) resolve(url)
+    }
+    child.stdout.on('data', collect)
+    child.stderr.on('data', collect)
+    void exited.then((status) => reject(new Error(`the service exited (${status}) before listening:\n${output}`)))
+  })
+  listening.catch(() => {})
+  return { child, listening, exited, output: () => output }
+}
+
+/** The PID of the redis-server answering on socketPath (INFO server). */
+export async function redisPidOn (socketPath: string): Promise<number> {
+  const client = await createClient({ socket: { path: socketPath, reconnectStrategy: false } }).connect()
+  try {
+    const info = await client.info('server')
+    return Number(/process_id:(\d+)/.exec(info)?.[1])
+  } finally {
+    client.destroy()
+  }
+}
+
+/** Whether a process has ended: gone from /proc, or a zombie its parent has not yet waited for. */
+export function processGone (pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+  } catch {
+    return true
+  }
+}
+
+/** Polls until the process has ended, for at most timeoutMs. */
+export function whenGone (pid: number, timeoutMs = 5000): Promise<void> {
+  return eventually(async () => processGone(pid), timeoutMs)
+}
