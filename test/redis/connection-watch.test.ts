@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { REPLACEMENT_INTERVAL_MS } from '../../src/redis/connection-watch.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
+import { answersWithin } from '../../src/redis/probe.js'
 import { get, put, testConfig, uniqueKey } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { eventually, startOwnRedis } from '../helpers/local-redis.js'
@@ -117,28 +118,37 @@ describe('a reply the client cannot decode', () => {
   }, 180_000)
 })
 
+/** Resolves once Redis leaves the admin's PING unanswered for 100 ms. */
+async function heldBy (admin: RedisClient): Promise<void> {
+  await eventually(async () => !(await answersWithin(admin.ping(), 100)))
+}
+
 describe('a Redis that is slow, paused or stopped', () => {
+  /** How long each hold lasts: room for four requests of 1.25 times the 300 ms timeout on a busy machine. */
+  const HOLD_MS = 3000
   const holds: Array<[string, (setup: Setup) => Promise<void>]> = [
-    ['CLIENT PAUSE ALL', async ({ admin }) => { await admin.sendCommand(['CLIENT', 'PAUSE', '2000', 'ALL']) }],
+    ['CLIENT PAUSE ALL', async ({ admin }) => { await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'ALL']) }],
     // PING would pass a write pause: the probe runs a script, which waits as the service's writes do.
     ['CLIENT PAUSE WRITE, a write held', async ({ admin, app, url }) => {
-      await admin.sendCommand(['CLIENT', 'PAUSE', '2000', 'WRITE'])
+      await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'WRITE'])
       expect((await put(app, url, { n: 3 })).statusCode).toBe(503)
     }],
-    ['a long script', async ({ socketPath }) => {
+    ['a long script', async ({ admin, socketPath }) => {
       const busy = createRedisClient({ connection: { socketPath }, commandTimeoutMs: 5000 })
       busy.on('error', () => {})
       await busy.connect()
-      void busy.sendCommand(['EVAL', 'local t = redis.call("TIME") local e = t[1] * 1000000 + t[2] + 2000000 ' +
+      void busy.sendCommand(['EVAL', 'local t = redis.call("TIME") local e = t[1] * 1000000 + t[2] + ' + HOLD_MS * 1000 + ' ' +
         'while true do t = redis.call("TIME") if t[1] * 1000000 + t[2] > e then break end end return 1', '0'])
         .finally(() => busy.destroy())
+      await heldBy(admin)
     }],
     ['SIGSTOP', async ({ admin }) => {
       const pid = Number(/process_id:(\d+)/.exec(await admin.sendCommand<string>(['INFO', 'server']))![1])
       const resume = () => { try { process.kill(pid, 'SIGCONT') } catch { /* already gone */ } }
       process.kill(pid, 'SIGSTOP')
-      const timer = setTimeout(resume, 2000)
+      const timer = setTimeout(resume, HOLD_MS)
       whenDone(() => { clearTimeout(timer); resume() })
+      await heldBy(admin)
     }]
   ]
 
