@@ -41,19 +41,32 @@ class DeadlineSweep {
 
   #sweep (): void {
     const now = Date.now()
+    let late = false
     for (const pending of this.#pending) {
       if (pending.expiresAt > now) break
       this.#pending.delete(pending)
       pending.reject(new RedisUnavailableError(`no answer within ${this.#timeoutMs} ms`))
+      late = true
     }
     if (this.#pending.size === 0) {
       clearInterval(this.#timer)
       this.#timer = undefined
     }
+    if (late) for (const listener of lateCallListeners) listener()
   }
 }
 
 const sweeps = new Map<number, DeadlineSweep>()
+const lateCallListeners = new Set<() => void>()
+
+/**
+ * Calls listener each time bounded calls are found past their deadline (once per sweep that finds
+ * some), whichever client they went to; returns the function that stops it.
+ */
+export function onLateCalls (listener: () => void): () => void {
+  lateCallListeners.add(listener)
+  return () => { lateCallListeners.delete(listener) }
+}
 
 function bounded<T> (work: Promise<T>, timeoutMs: number, failure: (error: unknown) => unknown): Promise<T> {
   let sweep = sweeps.get(timeoutMs)

@@ -2,10 +2,11 @@ import fp from 'fastify-plugin'
 import { createClient } from 'redis'
 import { BoundedClientSideCache, cacheableReads } from './cache.js'
 import { describeConnection, type RedisConnection } from './connection.js'
+import { watchConnection } from './connection-watch.js'
 
 export interface RedisPluginOptions {
   connection: RedisConnection
-  /** Longest wait for a connection to Redis; calls are bounded by the store's deadline. */
+  /** Longest wait for a connection to Redis, and for each side of a check of a stalled connection; calls are bounded by the store's deadline. */
   commandTimeoutMs: number
   /** Client-side caching of reads, bounded to this many replies; 0 turns it off. */
   cacheMaxEntries?: number
@@ -54,11 +55,23 @@ export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntri
   return client
 }
 
-/** Owns the Redis client: connects, proves RedisJSON is there, decorates `app.redis`, closes it. */
+/**
+ * Owns the Redis client: connects, proves RedisJSON is there, decorates `app.redis`, replaces its
+ * connection when it breaks (the same object throughout), closes it.
+ */
 export default fp<RedisPluginOptions>(async function redisPlugin (app, options) {
   const client = createRedisClient(options)
   const where = describeConnection(options.connection)
-  client.on('error', (error: Error) => app.log.warn({ err: error }, `redis (${where}): ${error.message}`))
+  const watch = watchConnection(client, {
+    connection: options.connection,
+    timeoutMs: options.commandTimeoutMs,
+    onReplace: (cause) => app.log.warn(`redis (${where}): replacing a broken connection, its pending calls failed: ${cause}`)
+  })
+  client.on('error', (error: Error) => {
+    // Errors of the socket come once it is down; one while it is up is a reply node-redis could not decode.
+    if (client.isReady) watch.broken(`a reply could not be decoded (${error.message})`)
+    else app.log.warn({ err: error }, `redis (${where}): ${error.message}`)
+  })
   client.on('ready', () => app.log.info(`redis (${where}) ready`))
 
   try {
@@ -69,12 +82,14 @@ export default fp<RedisPluginOptions>(async function redisPlugin (app, options) 
       throw new Error(`Redis at ${where} has no JSON module (RedisJSON); load it or use Redis 8`)
     }
   } catch (error) {
+    watch.stop()
     client.destroy()
     throw error
   }
 
   app.decorate('redis', client)
   app.addHook('onClose', async () => {
+    watch.stop()
     if (client.isReady) await client.close()
     else client.destroy()
   })
