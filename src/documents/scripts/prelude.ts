@@ -17,6 +17,9 @@ import { LuaScript } from '../../redis/lua-script.js'
 const LUA_WALK = 16
 const LUA_PARSE = 64
 
+/** How an error reply of a script that stopped at the work limit starts. */
+export const TOO_COSTLY = 'TOOCOSTLY'
+
 export const prelude = `
 local argi = 0
 local function arg() argi = argi + 1; return ARGV[argi] end
@@ -47,6 +50,12 @@ local workLeft = math.huge
 local function spend(bytes)
   workLeft = workLeft - bytes
   return workLeft >= 0
+end
+
+-- Raised before work that would pass the budget; a write's script catches it and leaves Redis as it was.
+local TOO_COSTLY = { err = '${TOO_COSTLY} the request would make Redis walk more JSON text than MAX_WORK_BYTES' }
+local function charge(bytes)
+  if not spend(bytes) then error(TOO_COSTLY) end
 end
 
 -- Digits address an element of an array and a member of anything else.
@@ -144,7 +153,7 @@ end
 local function namedMember(key, loc)
   if loc.parentType ~= 'object' then return nil end
   local text = valueAt(key, loc.parent)
-  spend(#text * LUA_WALK)
+  charge(#text * LUA_WALK)
   local list = membersOf(text)
   for i, member in ipairs(list) do
     if member.name == loc.named then return text, list, i end
@@ -357,7 +366,12 @@ end
 `
 
 const commitReply = `
-local reply = main()
+local finished, reply = pcall(main)
+if not finished then
+  redis.call('DEL', copyKey, KEYS[3], KEYS[4])
+  if reply == TOO_COSTLY then return { 'toocostly' } end
+  error(reply)
+end
 local status = reply[1]
 local succeeded = status == 'ok' or status == 'created'
 if previewing then

@@ -54,7 +54,7 @@ export function documentReads (context: StoreContext) {
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
     const reply = await call(context, address.key, readScript.run<ScriptReply>(client, keysOf(context, address.key),
-      ['', '', '1', '', ...pointerArgs(address.tokens)]))
+      ['', '', '1', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
     checkStatus(reply[0], address)
     return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
   }
@@ -145,7 +145,7 @@ export function documentReads (context: StoreContext) {
     async describe (address: DocumentAddress): Promise<Description> {
       screenDepth(address)
       const reply = await call(context, address.key, describeScript.run<ScriptReply>(client, keysOf(context, address.key),
-        ['', '', '0', '', ...pointerArgs(address.tokens)]))
+        ['', '', '0', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
       checkStatus(reply[0], address)
       const [type, length, memory, keys] = reply[2] as [string, number | null, number, string[] | null]
       return {
