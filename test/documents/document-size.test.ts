@@ -183,3 +183,21 @@ describe('members reached through their parent\'s text', () => {
     expect((await put(tight, `/docs/${key}/small/a%5Cb`, 2)).statusCode).toBe(200)
   })
 })
+
+describe('deep pointers', () => {
+  it('cost a patch of 1000 operations on 100-token pointers a bounded amount of work', async () => {
+    // RedisJSON parses each step's path anew: resolving 99 digit tokens costs about 235 kB of the budget.
+    const app = await buildTestApp({ limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 2 * 1024 * 1024 } })
+    const key = uniqueKey()
+    let nested: unknown = 1
+    for (let level = 0; level < 99; level++) nested = [nested]
+    await put(app, `/docs/${key}`, nested)
+    const pointer = '/0'.repeat(99)
+    const tests = Array.from({ length: 1000 }, () => ({ op: 'test', path: pointer, value: 1 }))
+    const response = await jsonPatch(app, `/docs/${key}`, tests)
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    expect((await jsonPatch(app, `/docs/${key}`, tests.slice(0, 5))).statusCode).toBe(200)
+    expect((await get(app, `/docs/${key}${pointer}`)).json()).toBe(1)
+  })
+})

@@ -36,15 +36,9 @@ local function kindOf(key)
   return 'json'
 end
 
-local function typeAt(key, path)
-  return redis.call('JSON.TYPE', key, path)[1]
-end
-
-local function isIndex(index) return index ~= '' and index ~= '-' end
-
--- Bytes of JSON text a write may still make Redis handle beyond the write itself (the write guard sets
--- the budget; reads are not bounded here). Text a Lua loop walks counts LUA_WALK times, and text parsed
--- into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
+-- Bytes of JSON text a script may still make Redis handle beyond the write itself (the write guard and the
+-- read scripts set the budget to MAX_WORK_BYTES). Text a Lua loop walks counts LUA_WALK times, and text
+-- parsed into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
 local LUA_WALK, LUA_PARSE = ${LUA_WALK}, ${LUA_PARSE}
 local workLeft = math.huge
 local function spend(bytes)
@@ -58,12 +52,23 @@ local function charge(bytes)
   if not spend(bytes) then error(TOO_COSTLY) end
 end
 
+-- RedisJSON parses a path anew for every command: a long one costs like walking that much text in Lua.
+local function typeAt(key, path)
+  charge(#path * LUA_WALK)
+  return redis.call('JSON.TYPE', key, path)[1]
+end
+
+local function isIndex(index) return index ~= '' and index ~= '-' end
+
 -- Digits address an element of an array and a member of anything else.
 local function resolve(key, tokens, upto)
-  local path = '$'
+  local path, found = '$', true
   for i = 1, upto do
     local token = tokens[i]
-    if isIndex(token.index) and typeAt(key, path) == 'array' then
+    -- Below a missing value nothing is an array: no need to ask.
+    local kind = found and isIndex(token.index) and typeAt(key, path)
+    if kind == nil then found = false end
+    if kind == 'array' then
       path = path .. '[' .. token.index .. ']'
     else
       path = path .. token.member
