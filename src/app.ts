@@ -43,7 +43,8 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(openapiPlugin)
   await app.register(redisPlugin, {
-    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries
+    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
+    trackedPrefix: config.keyPrefix
   })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
   await app.register(schemasPlugin, {
