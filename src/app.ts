@@ -4,7 +4,7 @@ import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
 import { collectionAnswerSchemas } from './documents/collection-route-schemas.js'
 import { documentAnswerSchemas } from './documents/route-schemas.js'
-import { bodySchemas } from './documents/schemas.js'
+import { sharedSchemas } from './documents/schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
@@ -20,9 +20,9 @@ import { collectionSchemaComponents } from './schemas/route-schemas.js'
 import schemaRoutes from './schemas/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const sharedBodySchemas = [...bodySchemas, ...collectionSchemaComponents]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
-const namedSchemas = [...sharedBodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
+const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
 
 /** A whole request may take this long (slow uploads included) before Node ends it. */
 const REQUEST_TIMEOUT_MS = 30_000
@@ -46,7 +46,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   app.decorate('earlyAnswers', earlyAnswers)
   app.addHook('preClose', async () => earlyAnswers.remove())
   const routeMethods = recordRouteMethods(app)
-  app.setValidatorCompiler(createValidatorCompiler(sharedBodySchemas))
+  app.setValidatorCompiler(createValidatorCompiler(bodySchemas))
   for (const schema of namedSchemas) app.addSchema(schema)
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(openapiPlugin)

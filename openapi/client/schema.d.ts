@@ -661,6 +661,7 @@ export interface components {
         BatchReadAnswer: {
             items: components["schemas"]["BatchReadItem"][];
         };
+        /** @description One key's answer: its status and, for 200, the document's ETag and the value */
         BatchReadItem: {
             /** @description The key, as in the request */
             key: string;
@@ -682,6 +683,7 @@ export interface components {
         BatchWriteAnswer: {
             items: components["schemas"]["BatchWriteResult"][];
         };
+        /** @description One item's outcome: its status and the document's ETag, or for 422 where it breaks its collection schema */
         BatchWriteResult: {
             /** @description The key, as in the request */
             key: string;

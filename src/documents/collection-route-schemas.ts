@@ -8,10 +8,12 @@ const keyParams = { type: 'object', properties: { key: keyParamSchema } } as con
 const etag = { type: 'string', pattern: '^"[0-9]+"$' } as const
 
 /** A batch's answer: `items`, one per key in the request's order, each with its key and status. */
-function batchAnswer (name: string, description: string, itemName: string, itemProperties: Record<string, unknown>) {
+function batchAnswer (name: string, description: string, itemName: string, itemDescription: string,
+  itemProperties: Record<string, unknown>) {
   const item = {
     $id: itemName,
     type: 'object',
+    description: itemDescription,
     properties: { key: { type: 'string', description: 'The key, as in the request' }, ...itemProperties },
     required: ['key', 'status'],
     additionalProperties: false
@@ -27,14 +29,16 @@ function batchAnswer (name: string, description: string, itemName: string, itemP
   return [answer, item] as const
 }
 
-const batchReadAnswer = batchAnswer('BatchReadAnswer', 'One item per key, in the order of the request', 'BatchReadItem', {
+const batchReadAnswer = batchAnswer('BatchReadAnswer', 'One item per key, in the order of the request', 'BatchReadItem',
+  "One key's answer: its status and, for 200, the document's ETag and the value", {
   status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
   etag,
   expiresIn: { type: 'integer', format: 'int64', minimum: 0, description: 'Seconds the document has left, when it has a time to live' },
   value: { description: 'The value at the pointer (status 200)' }
 })
 
-const batchWriteAnswer = batchAnswer('BatchWriteAnswer', 'One status per item, in the order of the request', 'BatchWriteResult', {
+const batchWriteAnswer = batchAnswer('BatchWriteAnswer', 'One status per item, in the order of the request', 'BatchWriteResult',
+  "One item's outcome: its status and the document's ETag, or for 422 where it breaks its collection schema", {
   status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
   etag,
   errors: {

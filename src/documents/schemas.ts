@@ -190,8 +190,8 @@ const ttlBodySchema = {
   examples: [{ ttl: 60 }]
 } as const
 
-/** The named body schemas, for the validators, the serializers and the OpenAPI components alike. */
-export const bodySchemas: ReadonlyArray<{ $id: string }> = [
+/** Schemas with an `$id`, for the validators, the serializers and the OpenAPI components alike. */
+export const sharedSchemas: ReadonlyArray<{ $id: string }> = [
   ...operationSchemas, operationSchema, operationListSchema, operationBodySchema,
   ...patchOperationSchemas, jsonPatchOperationSchema, jsonPatchSchema,
   batchReadBodySchema, batchWriteItemSchema, batchWriteBodySchema, ttlBodySchema
