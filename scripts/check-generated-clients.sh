@@ -18,7 +18,7 @@ rm -rf "$out"
 mkdir -p "$out/go/jsondocs"
 
 echo "check:clients: generating the Go client (oapi-codegen $OAPI_CODEGEN_VERSION)" >&2
-cp scripts/generated-clients/go/{main.go,go.mod,go.sum} "$out/go/"
+cp scripts/generated-clients/go/{*.go,go.mod,go.sum} "$out/go/"
 "$OAPI_CODEGEN" -generate types,client -package jsondocs -o "$out/go/jsondocs/client.gen.go" "$description"
 (cd "$out/go" && go vet ./... && go build -o scenario .)
 

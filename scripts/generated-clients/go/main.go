@@ -2,15 +2,14 @@
 // jsondocs, generated beside this file by scripts/check-generated-clients.sh): every operation of the
 // description, called through the generated methods as they are, against a running service.
 // Usage: scenario <base URL> <file to list the requests in>. Exits 1 on the first broken expectation.
+// The helpers are in expect.go.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
-	"reflect"
 	"regexp"
 	"strings"
 
@@ -21,70 +20,6 @@ var (
 	ctx         = context.Background()
 	etagPattern = regexp.MustCompile(`^"[0-9]+"$`)
 )
-
-// recorder sends requests with the default client and lists each as "METHOD /path".
-type recorder struct{ lines []string }
-
-func (r *recorder) Do(req *http.Request) (*http.Response, error) {
-	r.lines = append(r.lines, req.Method+" "+req.URL.EscapedPath())
-	return http.DefaultClient.Do(req)
-}
-
-func fail(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "go client: "+format+"\n", args...)
-	os.Exit(1)
-}
-
-func must[T any](value T, err error) T {
-	if err != nil {
-		fail("%v", err)
-	}
-	return value
-}
-
-func expectStatus(what string, response *http.Response, status int) {
-	if response.StatusCode != status {
-		fail("%s: status %d, expected %d", what, response.StatusCode, status)
-	}
-}
-
-// expectJSON compares a decoded value with the JSON text expected, as JSON values.
-func expectJSON(what string, got any, want string) {
-	var wanted, normalised any
-	must(0, json.Unmarshal([]byte(want), &wanted))
-	must(0, json.Unmarshal(must(json.Marshal(got)), &normalised))
-	if !reflect.DeepEqual(normalised, wanted) {
-		fail("%s: got %s, expected %s", what, must(json.Marshal(got)), want)
-	}
-}
-
-func expectEqual[T comparable](what string, got, want T) {
-	if got != want {
-		fail("%s: got %v, expected %v", what, got, want)
-	}
-}
-
-func expectProblem(what string, response *http.Response, problem *jsondocs.Problem, code jsondocs.ProblemCode) {
-	if !strings.HasPrefix(response.Header.Get("Content-Type"), "application/problem+json") || problem == nil {
-		fail("%s: not a problem: %s", what, response.Header.Get("Content-Type"))
-	}
-	expectEqual(what+" code", problem.Code, code)
-	expectEqual(what+" status", int(problem.Status), response.StatusCode)
-}
-
-func ptr[T any](value T) *T { return &value }
-
-func operation(from func(*jsondocs.Operation) error) jsondocs.Operation {
-	var op jsondocs.Operation
-	must(0, from(&op))
-	return op
-}
-
-func patchOperation(from func(*jsondocs.JsonPatchOperation) error) jsondocs.JsonPatchOperation {
-	var op jsondocs.JsonPatchOperation
-	must(0, from(&op))
-	return op
-}
 
 func main() {
 	if len(os.Args) != 3 {
@@ -189,7 +124,9 @@ func operations(c *jsondocs.ClientWithResponses) {
 	expectJSON("one operation", incremented.JSON200, `{"result":1.1}`)
 
 	list := jsondocs.OperationList{
-		operation(func(o *jsondocs.Operation) error { return o.FromMultOperation(jsondocs.MultOperation{By: 2, Path: ptr("/n")}) }),
+		operation(func(o *jsondocs.Operation) error {
+			return o.FromMultOperation(jsondocs.MultOperation{By: 2, Path: ptr("/n")})
+		}),
 		operation(func(o *jsondocs.Operation) error {
 			return o.FromAppendOperation(jsondocs.AppendOperation{Value: "c", Path: ptr("/s")})
 		}),
@@ -206,8 +143,12 @@ func operations(c *jsondocs.ClientWithResponses) {
 		operation(func(o *jsondocs.Operation) error {
 			return o.FromIndexOfOperation(jsondocs.IndexOfOperation{Value: 2, Path: ptr("/arr")})
 		}),
-		operation(func(o *jsondocs.Operation) error { return o.FromToggleOperation(jsondocs.ToggleOperation{Path: ptr("/flag")}) }),
-		operation(func(o *jsondocs.Operation) error { return o.FromClearOperation(jsondocs.ClearOperation{Path: ptr("/obj")}) }),
+		operation(func(o *jsondocs.Operation) error {
+			return o.FromToggleOperation(jsondocs.ToggleOperation{Path: ptr("/flag")})
+		}),
+		operation(func(o *jsondocs.Operation) error {
+			return o.FromClearOperation(jsondocs.ClearOperation{Path: ptr("/obj")})
+		}),
 	}
 	var many jsondocs.OperationBody
 	must(0, many.FromOperationList(list))
