@@ -919,7 +919,7 @@ export interface operations {
     getDocument: {
         parameters: {
             query?: {
-                /** @description A read-only JSONPath over the whole document; with a `pointer` other than "" it is 400 */
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;
@@ -1478,7 +1478,7 @@ export interface operations {
     headDocument: {
         parameters: {
             query?: {
-                /** @description A read-only JSONPath over the whole document; with a `pointer` other than "" it is 400 */
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;

@@ -210,7 +210,8 @@ export const readQuerySchema = {
       type: 'string',
       minLength: 1,
       maxLength: 2048,
-      description: 'A read-only JSONPath over the whole document; with a `pointer` other than "" it is 400'
+      description: 'A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or ' +
+        'the service screens it out (see the README), and beside a `pointer` other than ""'
     }
   },
   additionalProperties: false
