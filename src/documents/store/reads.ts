@@ -31,6 +31,9 @@ export interface Listing {
   cursor?: string
 }
 
+/** A control character: no document key has one, every key the scripts keep beside documents does. */
+const INTERNAL_KEY = /\p{Cc}/u
+
 /** SCAN rounds one listing page may take before it answers with what it has. */
 const MAX_SCAN_ROUNDS = 16
 
@@ -219,7 +222,10 @@ export function documentReads (context: StoreContext) {
       for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
         const [following, keys] = await call(context, prefix, client.sendCommand<[string, string[]]>(
           ['SCAN', next, 'MATCH', match, 'COUNT', String(limit), 'TYPE', 'ReJSON-RL']))
-        for (const key of keys) found.add(key.slice(context.keyPrefix.length))
+        for (const key of keys) {
+          // Scripts' copies and scratch keys are JSON too; their control characters tell them from documents.
+          if (!INTERNAL_KEY.test(key)) found.add(key.slice(context.keyPrefix.length))
+        }
         next = following
         if (next === '0' || found.size >= limit) break
       }
