@@ -1,6 +1,6 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, get, put, send, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, put, remove, send, uniqueKey } from '../helpers/app.js'
 
 const app = await buildTestApp()
 
@@ -183,5 +183,38 @@ describe('an ordinary pattern', () => {
         if (valid) expect(response.statusCode).toBeLessThan(300)
       }
     }
+  })
+})
+
+describe('a schema stored before these rules, which they refuse', () => {
+  it('is never run: writes to its collection are 400 naming the pattern until it is replaced; reads, deletes and other collections go on', async () => {
+    const collection = uniqueKey('stored')
+    const text = '{"type":"object","properties":{"code":{"type":"string","pattern":"^(a+)+\\\\1$"}}}'
+    const redis = await connectRedis()
+    await redis.sendCommand(['HSET', `${app.keyPrefix}\u001fschema\u001f${collection}`, 'schema', text, 'revision', '1000'])
+    await redis.sendCommand(['SADD', `${app.keyPrefix}\u001fschemas`, collection])
+    await redis.sendCommand(['JSON.SET', `${app.keyPrefix}${collection}:old`, '$', '{"code":"a"}'])
+
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refused = await put(app, `/docs/${collection}:1`, { code: 'a'.repeat(40) + '!' })
+      expect(refused.statusCode).toBe(400)
+      const problem = refused.json()
+      expect(problem).toMatchObject({ code: 'DOCS_ERR_INVALID_SCHEMA', collection })
+      expect(problem.detail).toMatch(/\/properties\/code\/pattern: .*backreference/)
+      expect(problem.detail).toContain(`PUT /schemas/${collection}`)
+    }
+    const batch = await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: `${collection}:2`, value: {} }] }))
+    expect(batch.statusCode).toBe(400)
+    expect((await get(app, `/docs/${collection}:1`)).statusCode).toBe(404)
+
+    expect((await get(app, `/docs/${collection}:old`)).json()).toEqual({ code: 'a' })
+    expect((await get(app, `/schemas/${collection}`)).body).toBe(text)
+    expect((await put(app, `/docs/${uniqueKey('elsewhere')}:1`, { code: 'b' })).statusCode).toBe(201)
+    expect((await get(app, '/health')).statusCode).toBe(200)
+    expect((await remove(app, `/docs/${collection}:old`)).statusCode).toBe(204)
+
+    const replaced = await register(collection, stringWith('^(a+)+$'), { 'if-match': '"1000"' })
+    expect(replaced.statusCode).toBe(200)
+    expect((await put(app, `/docs/${collection}:1`, { v: 'aaa' })).statusCode).toBe(201)
   })
 })
