@@ -30,10 +30,15 @@ export function compileLinearPattern (source: string): LinearPattern {
   if (size > MAX_PATTERN_INSTRUCTIONS) {
     throw new UnrunnablePatternError(`compiles to ${size} instructions, more than the ${MAX_PATTERN_INSTRUCTIONS} a pattern may have`)
   }
-  preferDfa(compiled)
+  const engine = engineOf(compiled)
+  if (engine) engine.onepass = null
   return {
     source,
-    test: (text) => compiled.test(text),
+    test: (text) => {
+      const answer = compiled.test(text)
+      if (engine) keepWarm(engine)
+      return answer
+    },
     // ajv tells patterns apart by this text: two patterns must never share it.
     toString: () => `/${source}/u`
   }
@@ -55,12 +60,63 @@ export const linearRegExp: RegExpEngine = Object.assign((source: string) => comp
   code: 'linearRegExp'
 })
 
+/** What this module reaches for inside re2js (2.x): the RE2 object behind an RE2JS. */
+interface Re2Engine {
+  /** Its one-pass matcher, which test() prefers when a pattern allows one. */
+  onepass: unknown
+  /** Its DFA, built on first use and kept; states cost up to `stateBudget` bytes (8 MB) by its own count. */
+  lazyDFA: {
+    stateBudget: number
+    memBudget: number
+    /** A failed DFA answers nothing, and test() asks the NFA (or a bounded backtracker) instead. */
+    failed: boolean
+    clearCache (): void
+  } | null
+}
+
 /*
  * re2js answers test() with its one-pass matcher whenever a pattern allows one, and that reads a text
- * several times slower than its DFA does for a yes or no (114 against 21 ms for `^[a-z]+$` over 1 MiB).
- * The answer is the same; without the field (another re2js) this does nothing and matching stays right.
+ * several times slower than its DFA does for a yes or no (114 against 21 ms for `^[a-z]+$` over 1 MiB):
+ * it is turned off, and the answer is the same. Without these fields (another re2js) nothing is
+ * changed and matching stays right; a test says so.
  */
-function preferDfa (compiled: RE2JS) {
-  const engine = (compiled as unknown as { re2Input?: { onepass?: unknown } }).re2Input
-  if (engine && 'onepass' in engine) engine.onepass = null
+export function engineOf (compiled: RE2JS): Re2Engine | undefined {
+  const engine = (compiled as unknown as { re2Input?: Partial<Re2Engine> }).re2Input
+  return engine && 'onepass' in engine && 'lazyDFA' in engine ? engine as Re2Engine : undefined
+}
+
+/** Whether a DFA is as this module expects (checked once it exists: re2js builds it on first use). */
+function isManageable (dfa: object): dfa is NonNullable<Re2Engine['lazyDFA']> {
+  return 'stateBudget' in dfa && 'memBudget' in dfa && 'failed' in dfa && 'clearCache' in dfa
+}
+
+/*
+ * Each pattern's DFA keeps the states it built, up to 8 MB, and a hostile text makes it build a state
+ * per character: 100 such patterns would hold 860 MB, each test paying ~5 µs a character to build them.
+ * A DFA that outgrows MAX_WARM_DFA_BYTES in a test is emptied and marked failed, so its pattern runs on
+ * the NFA from then on (linear too, and cheaper than a DFA building a state per character). Only the
+ * DFAs of the patterns tested last keep their states; the others are released and built again when
+ * needed. Between tests the process holds at most MAX_WARM_DFAS * MAX_WARM_DFA_BYTES of DFA states.
+ */
+const MAX_WARM_DFAS = 32
+const MAX_WARM_DFA_BYTES = 512 * 1024
+const warmEngines = new Set<Re2Engine>()
+
+function keepWarm (engine: Re2Engine) {
+  warmEngines.delete(engine)
+  const dfa = engine.lazyDFA
+  if (!dfa || !isManageable(dfa) || dfa.failed) return
+  if (dfa.stateBudget - dfa.memBudget > MAX_WARM_DFA_BYTES) {
+    dfa.clearCache()
+    dfa.failed = true
+    return
+  }
+  warmEngines.add(engine)
+  if (warmEngines.size > MAX_WARM_DFAS) {
+    const [coldest] = warmEngines
+    if (coldest) {
+      warmEngines.delete(coldest)
+      coldest.lazyDFA = null
+    }
+  }
 }
