@@ -36,11 +36,12 @@ export function complementOf (ranges: CodePointRanges): CodePointRange[] {
 
 /*
  * Unicode property escapes are answered by V8 itself, so a pattern means what it meant when V8 ran it:
- * the same property names and aliases, the same Unicode version. Each set is computed once per process
- * (tens of milliseconds) and kept; the names V8 accepts are finite, and the bound keeps them few.
- * Lone surrogates are left out: JSON text the service stores cannot hold them.
+ * the same property names and aliases, the same Unicode version. Each set costs a scan of every code
+ * point (up to ~150 ms) once per process, and is kept: the names V8 accepts are finite (under 2000 with
+ * their aliases), and this bound holds them all. Lone surrogates are left out: JSON text the service
+ * stores cannot hold them.
  */
-const MAX_KEPT_PROPERTIES = 512
+const MAX_KEPT_PROPERTIES = 4096
 const propertySets = new Map<string, CodePointRanges>()
 let everyCodePoint: string[] | undefined
 

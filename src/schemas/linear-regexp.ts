@@ -1,5 +1,6 @@
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { RE2JS, RE2JSException } from 're2js'
+import { propertyRanges } from './code-point-sets.js'
 import { toLinearSyntax, UnrunnablePatternError } from './pattern-syntax.js'
 
 /**
@@ -9,16 +10,31 @@ import { toLinearSyntax, UnrunnablePatternError } from './pattern-syntax.js'
  */
 export const MAX_PATTERN_INSTRUCTIONS = 2500
 
+/**
+ * The most instructions the patterns of one schema may compile to together (each distinct pattern
+ * once). A compiled instruction holds ~160 bytes, so a schema's patterns hold ~4 MB at most, however
+ * small its text: `[a-z]{0,800}` is 14 characters and 1600 instructions.
+ */
+export const MAX_SCHEMA_INSTRUCTIONS = 25_000
+
+/** Distinct Unicode property escapes one schema may use: V8 is asked for each set, up to ~150 ms each. */
+export const MAX_SCHEMA_PROPERTIES = 16
+
 /** A schema pattern compiled for RE2 (re2js, pure JavaScript): `test` runs in time linear in the text. */
 export interface LinearPattern {
   readonly source: string
+  /** Instructions of its program. */
+  readonly size: number
   test (text: string): boolean
   toString (): string
 }
 
 /** Compiles an ECMAScript pattern for the linear-time engine; throws UnrunnablePatternError saying why not. */
 export function compileLinearPattern (source: string): LinearPattern {
-  const syntax = toLinearSyntax(source)
+  return compileSyntax(source, toLinearSyntax(source))
+}
+
+function compileSyntax (source: string, syntax: string): LinearPattern {
   let compiled: RE2JS
   try {
     compiled = RE2JS.compile(syntax)
@@ -34,6 +50,7 @@ export function compileLinearPattern (source: string): LinearPattern {
   if (engine) engine.onepass = null
   return {
     source,
+    size,
     test: (text) => {
       const answer = compiled.test(text)
       if (engine) keepWarm(engine)
@@ -44,21 +61,64 @@ export function compileLinearPattern (source: string): LinearPattern {
   }
 }
 
-/** Why a pattern cannot run in linear time, or undefined when it can. */
-export function patternProblem (source: string): string | undefined {
-  try {
-    compileLinearPattern(source)
-    return undefined
-  } catch (error) {
-    if (error instanceof UnrunnablePatternError) return error.message
-    throw error
+/** The patterns of one schema: each compiled once, all within MAX_SCHEMA_INSTRUCTIONS and MAX_SCHEMA_PROPERTIES. */
+export interface SchemaPatterns {
+  /** Why a pattern cannot run in linear time (or would take the schema over its budget), or undefined. */
+  problemOf (source: string): string | undefined
+  /** The engine ajv runs `pattern` and `patternProperties` with (its `code.regExp` option). */
+  readonly engine: RegExpEngine
+}
+
+export function createSchemaPatterns (): SchemaPatterns {
+  const compiled = new Map<string, LinearPattern | UnrunnablePatternError>()
+  const properties = new Set<string>()
+  let instructions = 0
+  const property = (escape: string) => {
+    if (!properties.has(escape)) {
+      if (properties.size >= MAX_SCHEMA_PROPERTIES) {
+        throw new UnrunnablePatternError(`uses a Unicode property (${escape}) past the ${MAX_SCHEMA_PROPERTIES} distinct ones a schema may use`)
+      }
+      properties.add(escape)
+    }
+    return propertyRanges(escape)
+  }
+
+  // Past the budget, patterns are still read (their own faults are named) but not compiled.
+  function compile (source: string): LinearPattern | UnrunnablePatternError {
+    let entry = compiled.get(source)
+    if (!entry) {
+      try {
+        const syntax = toLinearSyntax(source, property)
+        if (instructions > MAX_SCHEMA_INSTRUCTIONS) throw overBudget(instructions)
+        entry = compileSyntax(source, syntax)
+        instructions += entry.size
+        if (instructions > MAX_SCHEMA_INSTRUCTIONS) throw overBudget(instructions)
+      } catch (error) {
+        if (!(error instanceof UnrunnablePatternError)) throw error
+        entry = error
+      }
+      compiled.set(source, entry)
+    }
+    return entry
+  }
+
+  return {
+    problemOf (source) {
+      const entry = compile(source)
+      return entry instanceof UnrunnablePatternError ? entry.message : undefined
+    },
+    engine: Object.assign((source: string) => {
+      const entry = compile(source)
+      if (entry instanceof UnrunnablePatternError) throw entry
+      return entry
+    }, { code: 'linearRegExp' })
   }
 }
 
-/** The engine ajv runs `pattern` and `patternProperties` with (its `code.regExp` option). */
-export const linearRegExp: RegExpEngine = Object.assign((source: string) => compileLinearPattern(source), {
-  code: 'linearRegExp'
-})
+function overBudget (instructions: number) {
+  return new UnrunnablePatternError(`takes the schema's patterns past the ${MAX_SCHEMA_INSTRUCTIONS} instructions they may ` +
+    `compile to together (${instructions} with those before it)`)
+}
 
 /** What this module reaches for inside re2js (2.x): the RE2 object behind an RE2JS. */
 interface Re2Engine {

@@ -13,6 +13,8 @@ const MAX_REPEAT = 1000
 interface Flags {
   ignoreCase: boolean
   dotAll: boolean
+  /** The code points of a property escape, `\p{...}`. */
+  property: (escape: string) => CodePointRanges
 }
 
 const parser = new RegExpParser({ ecmaVersion: 2025 })
@@ -24,7 +26,7 @@ const parser = new RegExpParser({ ecmaVersion: 2025 })
  * every character an `\x{...}` escape. Backreferences and lookaround have no linear-time equivalent, and
  * are refused, as is the multiline modifier (RE2's `^` and `$` know only `\n` as a line end).
  */
-export function toLinearSyntax (source: string): string {
+export function toLinearSyntax (source: string, property: (escape: string) => CodePointRanges = propertyRanges): string {
   let pattern: AST.Pattern
   try {
     pattern = parser.parsePattern(source, 0, source.length, { unicode: true })
@@ -32,7 +34,7 @@ export function toLinearSyntax (source: string): string {
     throw new UnrunnablePatternError(`is not an ECMAScript regular expression (u flag): ${(error as Error).message}`)
   }
   try {
-    return alternatives(pattern.alternatives, { ignoreCase: false, dotAll: false })
+    return alternatives(pattern.alternatives, { ignoreCase: false, dotAll: false, property })
   } catch (error) {
     if (error instanceof RangeError) throw new UnrunnablePatternError('nests too deeply')
     throw error
@@ -64,6 +66,7 @@ function group (node: AST.Group, flags: Flags): string {
     throw new UnrunnablePatternError(`uses the multiline modifier (${modifiers.raw}), which the linear-time engine cannot follow`)
   }
   const inner: Flags = {
+    ...flags,
     ignoreCase: (flags.ignoreCase || modifiers.add.ignoreCase) && !modifiers.remove?.ignoreCase,
     dotAll: (flags.dotAll || modifiers.add.dotAll) && !modifiers.remove?.dotAll
   }
@@ -119,7 +122,7 @@ function rangesOf (node: AST.EscapeCharacterSet | AST.UnicodePropertyCharacterSe
       ? (flags.ignoreCase ? WORD_CHARACTERS_IGNORING_CASE : WORD_CHARACTERS)
       : node.kind === 'space'
         ? WHITE_SPACE
-        : propertyRanges(node.negate ? `\\p${node.raw.slice(2)}` : node.raw)
+        : flags.property(node.negate ? `\\p${node.raw.slice(2)}` : node.raw)
   return node.negate ? complementOf(ranges) : ranges
 }
 

@@ -1,4 +1,4 @@
-import { patternProblem } from './linear-regexp.js'
+import type { SchemaPatterns } from './linear-regexp.js'
 
 /** A pattern of a schema that cannot run in linear time: where it is (a JSON Pointer into the schema) and why. */
 export interface RefusedPattern {
@@ -21,31 +21,29 @@ const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', '$defs',
  * Every `pattern` and `patternProperties` name of a schema that the linear-time engine refuses, found by
  * walking the schema's keywords (values of `const`, `enum`, `default` or `examples` are data, never read).
  */
-export function refusedPatterns (schema: unknown): RefusedPattern[] {
+export function refusedPatterns (schema: unknown, patterns: SchemaPatterns): RefusedPattern[] {
   const refused: RefusedPattern[] = []
-  walk(schema, '', refused)
-  return refused
-}
-
-function walk (schema: unknown, pointer: string, refused: RefusedPattern[]) {
-  if (!isObject(schema)) return
-  for (const [keyword, value] of Object.entries(schema)) {
-    const at = `${pointer}/${escape(keyword)}`
-    if (keyword === 'pattern' && typeof value === 'string') check(value, at, 'pattern', refused)
-    if (keyword === 'patternProperties' && isObject(value)) {
-      for (const name of Object.keys(value)) check(name, `${at}/${escape(name)}`, 'patternProperties', refused)
-    }
-    if (SCHEMA_KEYWORDS.has(keyword)) walk(value, at, refused)
-    if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) value.forEach((item, index) => { walk(item, `${at}/${index}`, refused) })
-    if (SCHEMA_MAP_KEYWORDS.has(keyword) && isObject(value)) {
-      for (const [name, member] of Object.entries(value)) walk(member, `${at}/${escape(name)}`, refused)
+  const check = (source: string, pointer: string, keyword: RefusedPattern['keyword']) => {
+    const problem = patterns.problemOf(source)
+    if (problem) refused.push({ pointer, keyword, detail: `The pattern ${quoted(source)} ${problem}` })
+  }
+  const walk = (schema: unknown, pointer: string) => {
+    if (!isObject(schema)) return
+    for (const [keyword, value] of Object.entries(schema)) {
+      const at = `${pointer}/${escape(keyword)}`
+      if (keyword === 'pattern' && typeof value === 'string') check(value, at, 'pattern')
+      if (keyword === 'patternProperties' && isObject(value)) {
+        for (const name of Object.keys(value)) check(name, `${at}/${escape(name)}`, 'patternProperties')
+      }
+      if (SCHEMA_KEYWORDS.has(keyword)) walk(value, at)
+      if (SCHEMA_LIST_KEYWORDS.has(keyword) && Array.isArray(value)) value.forEach((item, index) => { walk(item, `${at}/${index}`) })
+      if (SCHEMA_MAP_KEYWORDS.has(keyword) && isObject(value)) {
+        for (const [name, member] of Object.entries(value)) walk(member, `${at}/${escape(name)}`)
+      }
     }
   }
-}
-
-function check (source: string, pointer: string, keyword: RefusedPattern['keyword'], refused: RefusedPattern[]) {
-  const problem = patternProblem(source)
-  if (problem) refused.push({ pointer, keyword, detail: `The pattern ${quoted(source)} ${problem}` })
+  walk(schema, '')
+  return refused
 }
 
 /** A pattern as a message quotes it: whole when short. */

@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { InvalidSchemaError, withExtensions } from '../errors.js'
 import { addDocumentFormats } from './formats.js'
-import { linearRegExp } from './linear-regexp.js'
+import { createSchemaPatterns, type SchemaPatterns } from './linear-regexp.js'
 import { refusedPatterns } from './schema-patterns.js'
 
 /** One place where a value breaks its schema: a JSON Pointer into the value, and why. */
@@ -26,7 +26,7 @@ const MAX_VIOLATIONS = 50
  * in time linear in the text, so no document can make one backtrack for seconds. A fresh instance per
  * schema keeps collections apart: two schemas may share an `$id`.
  */
-export function createDocumentAjv (): Ajv2020 {
+export function createDocumentAjv (patterns: SchemaPatterns = createSchemaPatterns()): Ajv2020 {
   const ajv = new Ajv2020({
     strict: false,
     allErrors: true,
@@ -34,7 +34,7 @@ export function createDocumentAjv (): Ajv2020 {
     useDefaults: false,
     removeAdditional: false,
     validateFormats: true,
-    code: { regExp: linearRegExp }
+    code: { regExp: patterns.engine }
   })
   addDocumentFormats(ajv)
   return ajv
@@ -48,14 +48,15 @@ export function compileDocumentSchema (schema: unknown): DocumentValidator {
   if (typeof schema === 'object' && '$async' in schema) {
     throw new InvalidSchemaError('Asynchronous schemas ($async) are not supported')
   }
-  const ajv = createDocumentAjv()
+  const patterns = createSchemaPatterns()
+  const ajv = createDocumentAjv(patterns)
   let validate: ValidateFunction
   try {
     if (!ajv.validateSchema(schema)) {
       throw withExtensions(new InvalidSchemaError('The schema does not conform to the JSON Schema 2020-12 meta-schema'),
         { errors: violationsOf(ajv.errors ?? []).map((violation) => ({ in: 'body', ...violation })) })
     }
-    const refused = refusedPatterns(schema)
+    const refused = refusedPatterns(schema, patterns)
     if (refused.length > 0) {
       throw withExtensions(new InvalidSchemaError('The schema has patterns that cannot run in linear time (see Validated collections in the README)'),
         { errors: refused.slice(0, MAX_VIOLATIONS).map((pattern) => ({ in: 'body', ...pattern })) })

@@ -117,6 +117,17 @@ describe('a pattern the linear-time engine cannot run', () => {
     expect((await get(app, `/schemas/${collection}`)).statusCode).toBe(404)
   })
 
+  it('is any pattern past the instructions a schema\'s patterns may compile to together; repeating one costs nothing', async () => {
+    const large = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) =>
+      [`p${index}`, { type: 'string', pattern: `^[a-z]{0,${980 + index}}$` }]))
+    const refused = await register(uniqueKey('budget'), { properties: large(14) })
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json().errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/properties/p12/pattern', '/properties/p13/pattern'])
+    expect(refused.json().errors[0].detail).toMatch(/past the 25000 instructions they may compile to together/)
+    const repeated = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`p${index}`, { pattern: '^[a-z]{0,980}$' }]))
+    expect((await register(uniqueKey('budget'), { properties: { ...large(12), ...repeated } })).statusCode).toBe(201)
+  })
+
   it('is listed wherever it is, every one, and the schema replaces nothing', async () => {
     const collection = await collectionWith(stringWith('^a+$'))
     const response = await register(collection, {
