@@ -4,6 +4,7 @@ import { InvalidSchemaError, withExtensions } from '../errors.js'
 import { addDocumentFormats } from './formats.js'
 import { createSchemaPatterns, type SchemaPatterns } from './linear-regexp.js'
 import { refusedPatterns } from './schema-patterns.js'
+import { addLinearUniqueItems } from './unique-items.js'
 
 /** One place where a value breaks its schema: a JSON Pointer into the value, and why. */
 export interface Violation {
@@ -23,8 +24,8 @@ const MAX_VIOLATIONS = 50
  * An ajv for user documents, never for the service's own bodies: draft 2020-12 with formats, and it
  * never coerces, adds defaults or removes properties, so validating a document cannot change it.
  * Unknown keywords are ignored (annotations), as the specification says. Patterns run on RE2 (re2js),
- * in time linear in the text, so no document can make one backtrack for seconds. A fresh instance per
- * schema keeps collections apart: two schemas may share an `$id`.
+ * in time linear in the text, so no document can make one backtrack for seconds; uniqueItems runs in
+ * linear time too. A fresh instance per schema keeps collections apart: two schemas may share an `$id`.
  */
 export function createDocumentAjv (patterns: SchemaPatterns = createSchemaPatterns()): Ajv2020 {
   const ajv = new Ajv2020({
@@ -37,6 +38,7 @@ export function createDocumentAjv (patterns: SchemaPatterns = createSchemaPatter
     code: { regExp: patterns.engine }
   })
   addDocumentFormats(ajv)
+  addLinearUniqueItems(ajv)
   return ajv
 }
 

@@ -44,3 +44,28 @@ describe('the documents\' ajv', () => {
     expect(validate('https://example.com/path')).toBe(true)
   })
 })
+
+describe('uniqueItems', () => {
+  const validate = () => createDocumentAjv().compile({ type: 'array', uniqueItems: true })
+
+  it('finds duplicates as JSON Schema defines them: members in any order, numbers by value', () => {
+    const check = validate()
+    expect(check([{ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }])).toBe(false)
+    expect(check([1, 1.0])).toBe(false)
+    expect(check([[1, 2], [2, 1], '1', 1, null, 'null', { a: null }, { a: 'null' }, true, 'true'])).toBe(true)
+  })
+
+  it('reports the same error as ajv: the last item repeating an earlier one', () => {
+    const check = validate()
+    expect(check([{ x: 1 }, 'a', { x: 1 }, 'a', 3])).toBe(false)
+    expect(check.errors).toEqual([expect.objectContaining({
+      keyword: 'uniqueItems', instancePath: '', params: { i: 3, j: 1 }, message: 'must NOT have duplicate items (items ## 1 and 3 are identical)'
+    })])
+  })
+
+  it('checks 40,000 distinct objects at once (ajv compared every pair: 279 s)', () => {
+    const items = Array.from({ length: 40_000 }, (_, index) => ({ a: index, b: 'x' }))
+    expect(validate()(items)).toBe(true)
+    expect(validate()([...items, { b: 'x', a: 0 }])).toBe(false)
+  })
+})
