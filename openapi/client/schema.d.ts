@@ -783,7 +783,7 @@ export interface components {
             code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
-            /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write */
+            /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
             collection?: string;
             /** @description Index of the failing operation (JSON Patch, operations) */
             operation?: number;
