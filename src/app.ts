@@ -9,7 +9,7 @@ import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
 import { EarlyAnswers } from './http/early-answers.js'
 import jsonParserPlugin from './http/json-parser.js'
-import methodNotAllowedRoutes, { recordRouteMethods } from './http/methods.js'
+import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
@@ -27,10 +27,11 @@ declare module 'fastify' {
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
 export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
   const earlyAnswers = new EarlyAnswers()
-  const httpServer = new HttpServer()
+  const httpServer = new HttpServer(config.retryAfterSeconds)
   const app = Fastify({
-    // The Node server keeps each connection's requests in order, whoever answers them.
+    // The Node server keeps each connection's requests in order, and answers what its parser refuses.
     serverFactory: (handler) => httpServer.create(earlyAnswers.before(handler)),
+    clientErrorHandler: httpServer.clientErrorHandler,
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
@@ -41,6 +42,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
 
   app.decorate('earlyAnswers', earlyAnswers)
   app.decorate('connections', httpServer)
+  routeEveryMethod(app)
   app.addHook('preClose', async () => earlyAnswers.remove())
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))

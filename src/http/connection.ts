@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { answerProblem, problemMessage, type ServerProblem } from './server-problems.js'
 import { closeSoon, ReadingHold } from './sockets.js'
 
 /** Requests parsed on one connection that may wait for their turn before it stops reading the socket. */
@@ -9,10 +10,13 @@ export const MAX_WAITING_REQUESTS = 16
 export interface Turn {
   readonly request: IncomingMessage
   readonly response: ServerResponse
+  /** It sent `Expect: 100-continue`: the 100 goes out when its handling starts. */
+  readonly continues: boolean
 }
 
 /** What a connection asks of the server that owns it. */
 export interface ConnectionOwner {
+  readonly retryAfterSeconds: number
   /** Handles a request whose turn has come; its response closing ends the turn. */
   start (turn: Turn, connection: Connection): void
   /** The connection is closed or closing, and answers nothing more. */
@@ -23,11 +27,13 @@ export interface ConnectionOwner {
  * One client connection. Its requests take effect and are answered in the order they came, one at a
  * time (RFC 9112 section 9.3.2), whoever answers them: a request's handling starts once the answer
  * before it has been sent, and nothing after an answer that closes the connection runs. While too many
- * wait, the socket is not read.
+ * wait, the socket is not read. A failure of the connection itself (a malformed message, a timeout) is
+ * answered in its place in that order, and closes it.
  */
 export class Connection {
   readonly #waiting: Turn[] = []
   #current: Turn | undefined
+  #failure: ServerProblem | undefined
   #ended = false
   readonly #reading: ReadingHold
 
@@ -41,19 +47,59 @@ export class Connection {
     return this.#waiting.length
   }
 
+  /** Whether the last request parsed on this connection is still arriving (its body is incomplete). */
+  get receiving (): boolean {
+    const last = this.#waiting.at(-1) ?? this.#current
+    return last !== undefined && !last.request.complete
+  }
+
   /** A request Node has parsed: it runs once every request before it on this connection has been answered. */
-  receive (request: IncomingMessage, response: ServerResponse): void {
-    if (this.#ended) return
-    const turn: Turn = { request, response }
+  receive (request: IncomingMessage, response: ServerResponse, continues = false): void {
+    if (this.#ended || this.#failure !== undefined) return
+    const turn: Turn = { request, response, continues }
     if (this.#current === undefined) return this.#start(turn)
     this.#waiting.push(turn)
     if (this.#waiting.length >= MAX_WAITING_REQUESTS) this.#reading.hold()
   }
 
+  /**
+   * The connection failed: its next message is malformed, or did not arrive in time. The requests
+   * parsed whole before it are still answered in order, then the problem, and the connection closes.
+   */
+  fail (problem: ServerProblem): void {
+    if (this.#ended || this.#failure !== undefined) return
+    this.#failure = problem
+    this.#reading.hold()
+    const current = this.#current
+    if (current === undefined) return this.#closeWith(problem)
+    if (current.request.complete) return
+    // Its own body is what failed: the problem answers it, unless its answer has begun.
+    if (current.response.headersSent) this.destroy()
+    else this.#closeWith(problem)
+  }
+
+  /** Closes the connection at once, answering nothing more. */
+  destroy (): void {
+    this.#end()
+    this.socket.destroy()
+  }
+
   #start (turn: Turn): void {
-    this.#current = turn
-    turn.response.once('close', this.#turnEnded)
+    this.#begin(turn)
     this.owner.start(turn, this)
+  }
+
+  /** Answers a request cut short by the connection's failure with that failure. */
+  #refuse (turn: Turn, problem: ServerProblem): void {
+    this.#begin(turn)
+    answerProblem(turn.response, problem, this.owner.retryAfterSeconds)
+  }
+
+  #begin (turn: Turn): void {
+    this.#current = turn
+    // Node gives a response it created the socket when the one before finishes; others get it here.
+    if (turn.response.socket === null) turn.response.assignSocket(this.socket)
+    turn.response.once('close', this.#turnEnded)
   }
 
   readonly #turnEnded = (): void => {
@@ -65,12 +111,24 @@ export class Connection {
       this.#end()
       return closeSoon(this.socket)
     }
-    if (this.#waiting.length <= MAX_WAITING_REQUESTS / 2) this.#reading.release()
+    if (this.#failure === undefined && this.#waiting.length <= MAX_WAITING_REQUESTS / 2) this.#reading.release()
     const next = this.#waiting.shift()
-    if (next === undefined) return
-    // One waiting request per turn of the event loop: a client piping thousands keeps no one else waiting.
-    this.#current = next
-    setImmediate(() => { if (!this.#ended) this.#start(next) })
+    if (next === undefined) {
+      if (this.#failure !== undefined) this.#closeWith(this.#failure)
+    } else if (this.#failure !== undefined && !next.request.complete) {
+      this.#refuse(next, this.#failure)
+    } else {
+      // One waiting request per turn of the event loop: a client piping thousands keeps no one else waiting.
+      this.#current = next
+      setImmediate(() => { if (!this.#ended) this.#start(next) })
+    }
+  }
+
+  /** Sends a problem as the connection's last words. */
+  #closeWith (problem: ServerProblem): void {
+    this.#end()
+    this.#reading.release()
+    closeSoon(this.socket, problemMessage(problem, this.owner.retryAfterSeconds))
   }
 
   #end (): void {
