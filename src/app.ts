@@ -27,11 +27,13 @@ declare module 'fastify' {
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
 export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
   const earlyAnswers = new EarlyAnswers()
-  const httpServer = new HttpServer(config.retryAfterSeconds)
+  const httpServer = new HttpServer(config.http, config.retryAfterSeconds)
   const app = Fastify({
-    // The Node server keeps each connection's requests in order, and answers what its parser refuses.
+    // The Node server owns connections: their order, limits and timeouts, and what its parser refuses.
     serverFactory: (handler) => httpServer.create(earlyAnswers.before(handler)),
     clientErrorHandler: httpServer.clientErrorHandler,
+    // Requests arriving while the app closes are served, each closing its connection, rather than refused.
+    return503OnClosing: false,
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
@@ -43,7 +45,10 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   app.decorate('earlyAnswers', earlyAnswers)
   app.decorate('connections', httpServer)
   routeEveryMethod(app)
-  app.addHook('preClose', async () => earlyAnswers.remove())
+  app.addHook('preClose', async () => {
+    earlyAnswers.remove()
+    httpServer.close()
+  })
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))
   for (const schema of sharedSchemas) app.addSchema(schema)

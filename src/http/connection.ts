@@ -12,6 +12,8 @@ export interface Turn {
   readonly response: ServerResponse
   /** It sent `Expect: 100-continue`: the 100 goes out when its handling starts. */
   readonly continues: boolean
+  /** Set while the request waits for an upload turn: gives its place in that line up. */
+  leaveLine?: () => void
 }
 
 /** What a connection asks of the server that owns it. */
@@ -19,6 +21,8 @@ export interface ConnectionOwner {
   readonly retryAfterSeconds: number
   /** Handles a request whose turn has come; its response closing ends the turn. */
   start (turn: Turn, connection: Connection): void
+  /** The connection has no request in progress (true) or has one again (false). */
+  setIdle (connection: Connection, idle: boolean): void
   /** The connection is closed or closing, and answers nothing more. */
   ended (connection: Connection): void
 }
@@ -36,6 +40,8 @@ export class Connection {
   #failure: ServerProblem | undefined
   #ended = false
   readonly #reading: ReadingHold
+  /** Over the connection limit: its first request is refused. */
+  refused = false
 
   constructor (readonly socket: Socket, readonly owner: ConnectionOwner) {
     this.#reading = new ReadingHold(socket)
@@ -45,6 +51,16 @@ export class Connection {
   /** Requests parsed and waiting for their turn, the one in progress aside. */
   get waiting (): number {
     return this.#waiting.length
+  }
+
+  /** Whether the request in progress is waiting in line for an upload turn. */
+  get awaitingUpload (): boolean {
+    return this.#current?.leaveLine !== undefined
+  }
+
+  /** Whether the request in progress has been received and is being handled, its answer not yet begun. */
+  get handling (): boolean {
+    return this.#current !== undefined && this.#current.request.complete && !this.#current.response.headersSent
   }
 
   /** Whether the last request parsed on this connection is still arriving (its body is incomplete). */
@@ -57,7 +73,10 @@ export class Connection {
   receive (request: IncomingMessage, response: ServerResponse, continues = false): void {
     if (this.#ended || this.#failure !== undefined) return
     const turn: Turn = { request, response, continues }
-    if (this.#current === undefined) return this.#start(turn)
+    if (this.#current === undefined) {
+      this.owner.setIdle(this, false)
+      return this.#start(turn)
+    }
     this.#waiting.push(turn)
     if (this.#waiting.length >= MAX_WAITING_REQUESTS) this.#reading.hold()
   }
@@ -72,6 +91,11 @@ export class Connection {
     this.#reading.hold()
     const current = this.#current
     if (current === undefined) return this.#closeWith(problem)
+    if (current.leaveLine !== undefined) {
+      current.leaveLine()
+      current.leaveLine = undefined
+      return answerProblem(current.response, problem, this.owner.retryAfterSeconds)
+    }
     if (current.request.complete) return
     // Its own body is what failed: the problem answers it, unless its answer has begun.
     if (current.response.headersSent) this.destroy()
@@ -114,7 +138,8 @@ export class Connection {
     if (this.#failure === undefined && this.#waiting.length <= MAX_WAITING_REQUESTS / 2) this.#reading.release()
     const next = this.#waiting.shift()
     if (next === undefined) {
-      if (this.#failure !== undefined) this.#closeWith(this.#failure)
+      if (this.#failure === undefined) this.owner.setIdle(this, true)
+      else this.#closeWith(this.#failure)
     } else if (this.#failure !== undefined && !next.request.complete) {
       this.#refuse(next, this.#failure)
     } else {

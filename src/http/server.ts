@@ -4,57 +4,102 @@ import { Connection, type ConnectionOwner, type Turn } from './connection.js'
 import { screenRequest } from './request-screen.js'
 import { answerProblem, parserProblem, type ClientError, type ServerProblem } from './server-problems.js'
 import { closeSoon } from './sockets.js'
+import { needsUploadTurn, UploadTurns } from './upload-turns.js'
+
+/** How the server treats its clients' connections (environment variables in src/config.ts). */
+export interface HttpServerSettings {
+  /** Open client connections; past it the longest idle one closes, or the newcomer is refused. */
+  maxConnections: number
+  /** Time to receive a request's header section, from its first byte or from the connection's opening. */
+  headersTimeoutMs: number
+  /** Time to receive a whole request, headers and body; also the longest nothing may move on a connection. */
+  requestTimeoutMs: number
+  /** Time an idle keep-alive connection is kept between requests. */
+  idleTimeoutMs: number
+  /** Requests with large bodies read and handled at once. */
+  maxUploads: number
+  /** Requests with large bodies that may wait for their turn, unread. */
+  maxWaitingUploads: number
+}
 
 /** The longest request line and header section: room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded). */
 export const MAX_HEADER_BYTES = 64 * 1024
 
-/** A whole request may take this long (slow uploads included) before Node ends it. */
-const REQUEST_TIMEOUT_MS = 30_000
-/** Keep-alive connections are kept this long between requests (fastify's default). */
-const KEEP_ALIVE_TIMEOUT_MS = 72_000
-
 /** What the server counts, for tests and operators. */
 export interface ConnectionCounts {
   readonly open: number
+  readonly idle: number
   /** The most requests seen waiting for their turn on one connection. */
   readonly mostWaiting: number
+  readonly uploads: { active: number, waiting: number }
+}
+
+/** Node checks its header and request timeouts this often: a fraction of the shorter one, at most a second. */
+function checkingInterval ({ headersTimeoutMs, requestTimeoutMs }: HttpServerSettings): number {
+  return Math.max(25, Math.min(1000, Math.floor(Math.min(headersTimeoutMs, requestTimeoutMs) / 4)))
+}
+
+function busy (detail: string): ServerProblem {
+  return { code: 'DOCS_ERR_SERVICE_BUSY', detail }
 }
 
 const noop = () => {}
 
 /**
  * The Node HTTP server under fastify, and what it does before fastify meets a request: it keeps each
- * connection's requests in order (connection.ts), answers what Node's parser refuses, and checks what
- * HTTP/1.1 asks of every request (request-screen.ts). Every answer it gives itself is a problem, and
- * closes the connection.
+ * connection's requests in order (connection.ts), bounds connections, timeouts and large uploads,
+ * answers what Node's parser refuses, and checks what HTTP/1.1 asks of every request
+ * (request-screen.ts). Every answer it gives itself is a problem, and closes the connection.
  */
 export class HttpServer implements ConnectionOwner, ConnectionCounts {
   readonly #connections = new Map<Socket, Connection>()
+  /** Connections without a request in progress, longest idle first. */
+  readonly #idle = new Set<Connection>()
+  readonly #uploads: UploadTurns
   #listener: RequestListener = noop
+  #closing = false
   mostWaiting = 0
 
-  constructor (readonly retryAfterSeconds: number) {}
+  constructor (readonly settings: HttpServerSettings, readonly retryAfterSeconds: number) {
+    this.#uploads = new UploadTurns(settings.maxUploads, settings.maxWaitingUploads)
+  }
 
   get open (): number {
     return this.#connections.size
   }
 
+  get idle (): number {
+    return this.#idle.size
+  }
+
+  get uploads () {
+    return { active: this.#uploads.active, waiting: this.#uploads.waiting }
+  }
+
   /** Creates the Node server, which hands each request to the listener in its turn (fastify's serverFactory). */
   create (listener: RequestListener): http.Server {
     this.#listener = listener
+    const { settings } = this
     const server = http.createServer({
       maxHeaderSize: MAX_HEADER_BYTES,
       // screenRequest answers a missing Host itself, as a problem.
       requireHostHeader: false,
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS
+      headersTimeout: settings.headersTimeoutMs,
+      requestTimeout: settings.requestTimeoutMs,
+      keepAliveTimeout: settings.idleTimeoutMs,
+      connectionsCheckingInterval: checkingInterval(settings)
     })
+    server.timeout = settings.requestTimeoutMs
+    // Past the limit connections are still taken, to close an idle one or refuse them with an answer; past
+    // twice the limit Node closes them at once.
+    server.maxConnections = 2 * settings.maxConnections
     server.on('connection', this.#admit)
     server.on('request', this.#receive)
     server.on('checkContinue', this.#receiveContinuing)
     // An expectation other than 100-continue is ignored, as RFC 9110 section 10.1.1 allows.
     server.on('checkExpectation', this.#receive)
     server.on('connect', this.#receiveConnect)
+    server.on('timeout', this.#stalled)
     return server
   }
 
@@ -68,22 +113,69 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     else connection.fail(problem)
   }
 
-  start (turn: Turn): void {
+  start (turn: Turn, connection: Connection): void {
     const { request, response } = turn
-    const problem = screenRequest(request)
+    const problem = connection.refused
+      ? busy(`The service has its MAX_CONNECTIONS (${this.settings.maxConnections}) connections open, none of them idle`)
+      : screenRequest(request)
     if (problem !== undefined) return answerProblem(response, problem, this.retryAfterSeconds)
     // Node drops what follows a request offering an upgrade in the same read: the connection ends with it.
     if (request.headers.upgrade !== undefined) response.shouldKeepAlive = false
-    if (turn.continues) response.writeContinue()
-    this.#listener(request, response)
+    if (needsUploadTurn(request)) this.#dispatchInTurn(turn)
+    else this.#dispatch(turn)
+  }
+
+  setIdle (connection: Connection, idle: boolean): void {
+    if (!idle) this.#idle.delete(connection)
+    else if (this.#closing) connection.destroy()
+    else this.#idle.add(connection)
+  }
+
+  /** The app is closing: idle connections close now, the others once their last answer is sent. */
+  close (): void {
+    this.#closing = true
+    for (const connection of this.#idle) connection.destroy()
   }
 
   ended (connection: Connection): void {
     this.#connections.delete(connection.socket)
+    this.#idle.delete(connection)
+  }
+
+  #dispatch ({ request, response, continues }: Turn): void {
+    if (continues) response.writeContinue()
+    this.#listener(request, response)
+  }
+
+  /** Dispatches a request with a large body once it has an upload turn, which its answer gives back. */
+  #dispatchInTurn (turn: Turn): void {
+    let holding = false
+    const begin = () => {
+      holding = true
+      turn.leaveLine = undefined
+      this.#dispatch(turn)
+    }
+    const outcome = this.#uploads.take(begin)
+    if (outcome === 'refused') {
+      return answerProblem(turn.response, busy(`${this.#uploads.max} large request bodies are being read and ` +
+        `${this.#uploads.maxWaiting} wait for their turn (MAX_UPLOADS, MAX_WAITING_UPLOADS)`), this.retryAfterSeconds)
+    }
+    if (outcome === 'waiting') turn.leaveLine = () => this.#uploads.leave(begin)
+    turn.response.once('close', () => {
+      if (holding) this.#uploads.release()
+      else this.#uploads.leave(begin)
+    })
   }
 
   readonly #admit = (socket: Socket): void => {
-    this.#connections.set(socket, new Connection(socket, this))
+    const connection = new Connection(socket, this)
+    this.#connections.set(socket, connection)
+    if (this.#connections.size > this.settings.maxConnections) {
+      const longestIdle = this.#idle.values().next().value
+      if (longestIdle === undefined) connection.refused = true
+      else longestIdle.destroy()
+    }
+    this.#idle.add(connection)
   }
 
   readonly #receive = (request: IncomingMessage, response: ServerResponse): void => {
@@ -104,10 +196,27 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     this.#receiveOn(socket, request, response, false)
   }
 
+  /** Nothing moved on a connection for `requestTimeoutMs`, or an idle keep-alive connection timed out. */
+  readonly #stalled = (socket: Socket): void => {
+    const connection = this.#connections.get(socket)
+    if (connection === undefined) return void socket.destroy()
+    // The request timeout answers a request waiting for an upload turn; the service's own deadlines
+    // (REDIS_TIMEOUT_MS) bound one it is handling.
+    if (connection.awaitingUpload || connection.handling) return
+    if (connection.receiving) connection.fail(this.#timeoutProblem(connection))
+    else connection.destroy()
+  }
+
   #timeoutProblem (connection: Connection): ServerProblem {
-    return connection.receiving
-      ? { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: `The request did not arrive whole within ${REQUEST_TIMEOUT_MS} ms` }
-      : { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: 'No complete request header section arrived in time' }
+    const { headersTimeoutMs, requestTimeoutMs, maxUploads } = this.settings
+    if (connection.awaitingUpload) {
+      return busy(`No upload turn freed within REQUEST_TIMEOUT_MS (${requestTimeoutMs} ms): ` +
+        `${maxUploads} large request bodies are being read (MAX_UPLOADS)`)
+    }
+    if (connection.receiving) {
+      return { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: `The request did not arrive whole within REQUEST_TIMEOUT_MS (${requestTimeoutMs} ms)` }
+    }
+    return { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: `No complete request header section arrived within HEADERS_TIMEOUT_MS (${headersTimeoutMs} ms)` }
   }
 
   #receiveOn (socket: Socket, request: IncomingMessage, response: ServerResponse, continues: boolean): void {
