@@ -21,8 +21,8 @@ export interface ConnectionOwner {
   readonly retryAfterSeconds: number
   /** Handles a request whose turn has come; its response closing ends the turn. */
   start (turn: Turn, connection: Connection): void
-  /** The connection has no request in progress (true) or has one again (false). */
-  setIdle (connection: Connection, idle: boolean): void
+  /** The connection has no request in progress any more. */
+  idled (connection: Connection): void
   /** The connection is closed or closing, and answers nothing more. */
   ended (connection: Connection): void
 }
@@ -42,6 +42,8 @@ export class Connection {
   readonly #reading: ReadingHold
   /** Over the connection limit: its first request is refused. */
   refused = false
+  /** While no request is in progress: when that began, in the owner's count of idle spells. */
+  idleSince: number | undefined
 
   constructor (readonly socket: Socket, readonly owner: ConnectionOwner) {
     this.#reading = new ReadingHold(socket)
@@ -74,7 +76,7 @@ export class Connection {
     if (this.#ended || this.#failure !== undefined) return
     const turn: Turn = { request, response, continues }
     if (this.#current === undefined) {
-      this.owner.setIdle(this, false)
+      this.idleSince = undefined
       return this.#start(turn)
     }
     this.#waiting.push(turn)
@@ -123,7 +125,8 @@ export class Connection {
     this.#current = turn
     // Node gives a response it created the socket when the one before finishes; others get it here.
     if (turn.response.socket === null) turn.response.assignSocket(this.socket)
-    turn.response.once('close', this.#turnEnded)
+    // A response closes once: `on` spares the wrapper `once` would make for every request.
+    turn.response.on('close', this.#turnEnded)
   }
 
   readonly #turnEnded = (): void => {
@@ -138,7 +141,7 @@ export class Connection {
     if (this.#failure === undefined && this.#waiting.length <= MAX_WAITING_REQUESTS / 2) this.#reading.release()
     const next = this.#waiting.shift()
     if (next === undefined) {
-      if (this.#failure === undefined) this.owner.setIdle(this, true)
+      if (this.#failure === undefined) this.owner.idled(this)
       else this.#closeWith(this.#failure)
     } else if (this.#failure !== undefined && !next.request.complete) {
       this.#refuse(next, this.#failure)

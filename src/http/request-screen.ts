@@ -13,14 +13,18 @@ function malformed (detail: string): ServerProblem {
 }
 
 /** The Host field lines of a request, from its raw headers (Node keeps only the first in `headers`). */
-function hostLines (request: IncomingMessage): string[] {
+function hostLines (request: IncomingMessage): { count: number, value: string | undefined } {
   const raw = request.rawHeaders
-  const hosts: string[] = []
+  let count = 0
+  let value: string | undefined
   for (let index = 0; index < raw.length; index += 2) {
     const name = raw[index]!
-    if (name.length === 4 && name.toLowerCase() === 'host') hosts.push(raw[index + 1]!)
+    if (name.length === 4 && (name === 'Host' || name === 'host' || name.toLowerCase() === 'host')) {
+      count++
+      value = raw[index + 1]
+    }
   }
-  return hosts
+  return { count, value }
 }
 
 /**
@@ -32,10 +36,10 @@ function hostLines (request: IncomingMessage): string[] {
  */
 export function screenRequest (request: IncomingMessage): ServerProblem | undefined {
   if (request.httpVersionMajor !== 1) return malformed(`HTTP/${request.httpVersion} is not spoken here: send HTTP/1.1`)
-  const hosts = hostLines(request)
-  if (hosts.length > 1) return malformed('The request has more than one Host header field')
-  if (hosts.length === 0 && request.httpVersionMinor === 1) return malformed('An HTTP/1.1 request needs a Host header field')
-  if (hosts.length === 1 && !HOST_VALUE.test(hosts[0]!)) return malformed('The Host header field is not a valid host')
+  const host = hostLines(request)
+  if (host.count > 1) return malformed('The request has more than one Host header field')
+  if (host.count === 0 && request.httpVersionMinor === 1) return malformed('An HTTP/1.1 request needs a Host header field')
+  if (host.value !== undefined && !HOST_VALUE.test(host.value)) return malformed('The Host header field is not a valid host')
   const codings = request.headers['transfer-encoding']
   if (codings !== undefined && !ENDS_CHUNKED.test(codings)) {
     return malformed('A request body with a Transfer-Encoding must end with the chunked coding (RFC 9112 section 6.3)')

@@ -22,7 +22,10 @@ export interface HttpServerSettings {
   maxWaitingUploads: number
 }
 
-/** The longest request line and header section: room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded). */
+/**
+ * The longest request line and header section: room for the longest pointer a query string may carry
+ * (4096 characters, up to 12 bytes each encoded).
+ */
 export const MAX_HEADER_BYTES = 64 * 1024
 
 /** What the server counts, for tests and operators. */
@@ -53,8 +56,8 @@ const noop = () => {}
  */
 export class HttpServer implements ConnectionOwner, ConnectionCounts {
   readonly #connections = new Map<Socket, Connection>()
-  /** Connections without a request in progress, longest idle first. */
-  readonly #idle = new Set<Connection>()
+  /** Idle spells begun so far: orders connections by how long they have been idle. */
+  #idleSpells = 0
   readonly #uploads: UploadTurns
   #listener: RequestListener = noop
   #closing = false
@@ -69,7 +72,9 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
   }
 
   get idle (): number {
-    return this.#idle.size
+    let idle = 0
+    for (const connection of this.#connections.values()) if (connection.idleSince !== undefined) idle++
+    return idle
   }
 
   get uploads () {
@@ -125,21 +130,19 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     else this.#dispatch(turn)
   }
 
-  setIdle (connection: Connection, idle: boolean): void {
-    if (!idle) this.#idle.delete(connection)
-    else if (this.#closing) connection.destroy()
-    else this.#idle.add(connection)
+  idled (connection: Connection): void {
+    if (this.#closing) connection.destroy()
+    else connection.idleSince = ++this.#idleSpells
   }
 
   /** The app is closing: idle connections close now, the others once their last answer is sent. */
   close (): void {
     this.#closing = true
-    for (const connection of this.#idle) connection.destroy()
+    for (const connection of [...this.#connections.values()]) if (connection.idleSince !== undefined) connection.destroy()
   }
 
   ended (connection: Connection): void {
     this.#connections.delete(connection.socket)
-    this.#idle.delete(connection)
   }
 
   #dispatch ({ request, response, continues }: Turn): void {
@@ -169,13 +172,22 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
 
   readonly #admit = (socket: Socket): void => {
     const connection = new Connection(socket, this)
-    this.#connections.set(socket, connection)
-    if (this.#connections.size > this.settings.maxConnections) {
-      const longestIdle = this.#idle.values().next().value
+    if (this.#connections.size >= this.settings.maxConnections) {
+      const longestIdle = this.#longestIdle()
       if (longestIdle === undefined) connection.refused = true
       else longestIdle.destroy()
     }
-    this.#idle.add(connection)
+    this.#connections.set(socket, connection)
+    connection.idleSince = ++this.#idleSpells
+  }
+
+  /** Found when the limit is reached, rather than kept in order at every request. */
+  #longestIdle (): Connection | undefined {
+    let longest: Connection | undefined
+    for (const connection of this.#connections.values()) {
+      if (connection.idleSince !== undefined && (longest === undefined || connection.idleSince < longest.idleSince!)) longest = connection
+    }
+    return longest
   }
 
   readonly #receive = (request: IncomingMessage, response: ServerResponse): void => {
@@ -213,10 +225,10 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
       return busy(`No upload turn freed within REQUEST_TIMEOUT_MS (${requestTimeoutMs} ms): ` +
         `${maxUploads} large request bodies are being read (MAX_UPLOADS)`)
     }
-    if (connection.receiving) {
-      return { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: `The request did not arrive whole within REQUEST_TIMEOUT_MS (${requestTimeoutMs} ms)` }
-    }
-    return { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail: `No complete request header section arrived within HEADERS_TIMEOUT_MS (${headersTimeoutMs} ms)` }
+    const detail = connection.receiving
+      ? `The request did not arrive whole within REQUEST_TIMEOUT_MS (${requestTimeoutMs} ms)`
+      : `No complete request header section arrived within HEADERS_TIMEOUT_MS (${headersTimeoutMs} ms)`
+    return { code: 'DOCS_ERR_REQUEST_TIMEOUT', detail }
   }
 
   #receiveOn (socket: Socket, request: IncomingMessage, response: ServerResponse, continues: boolean): void {
