@@ -33,6 +33,8 @@ export interface ServiceOptions {
   cacheMaxEntries: number
   keyPrefix: string
   gcLog: string
+  /** Settings to give the service beyond these (`bench:abuse -- --env`). */
+  env?: Record<string, string>
 }
 
 /** The service's environment variables (src/config.ts), all set or left at their defaults here. */
@@ -72,7 +74,8 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
       KEY_PREFIX: options.keyPrefix,
       LOG_LEVEL: options.logLevel,
       CACHE_MAX_ENTRIES: String(options.cacheMaxEntries),
-      JSONDOCS_BENCH_GC_LOG: options.gcLog
+      JSONDOCS_BENCH_GC_LOG: options.gcLog,
+      ...options.env
     },
     stdio: ['ignore', 'pipe', 'pipe']
   })
