@@ -3,8 +3,8 @@ import type { ServerProblem } from './server-problems.js'
 
 /** `http://authority` or `https://authority` at the start of an absolute-form target. */
 const SCHEME_AND_AUTHORITY = /^https?:\/\/[^/?#]*/i
-/** A Transfer-Encoding whose last coding is chunked: the only way a request body's end can be told from it. */
-const ENDS_CHUNKED = /(?:^|,)[ \t]*chunked[ \t]*$/i
+/** The one transfer coding the service reads: Node de-chunks a body but decodes no other coding. */
+const CHUNKED = /^[ \t]*chunked[ \t]*$/i
 /** A Host value (RFC 9110 section 7.2): a name, an IPv4 address or a bracketed IP literal, then a port. */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]*)?$/
 
@@ -29,8 +29,8 @@ function hostLines (request: IncomingMessage): { count: number, value: string | 
 
 /**
  * What RFC 9112 asks of a request before any route sees it: HTTP/1.0 or 1.1; exactly one Host line
- * with a valid value (section 3.2), which HTTP/1.1 must send; a body whose end can be found; and a
- * target in origin form. A target in
+ * with a valid value (section 3.2), which HTTP/1.1 must send; no transfer coding but chunked (section
+ * 6.1 would answer others 501; Node decodes none of them); and a target in origin form. A target in
  * absolute form (`http://host/docs/k`) is accepted as section 3.2.2 requires and reduced to its path and
  * query. Anything else is the problem returned; undefined when the request may go on.
  */
@@ -41,8 +41,8 @@ export function screenRequest (request: IncomingMessage): ServerProblem | undefi
   if (host.count === 0 && request.httpVersionMinor === 1) return malformed('An HTTP/1.1 request needs a Host header field')
   if (host.value !== undefined && !HOST_VALUE.test(host.value)) return malformed('The Host header field is not a valid host')
   const codings = request.headers['transfer-encoding']
-  if (codings !== undefined && !ENDS_CHUNKED.test(codings)) {
-    return malformed('A request body with a Transfer-Encoding must end with the chunked coding (RFC 9112 section 6.3)')
+  if (codings !== undefined && !CHUNKED.test(codings)) {
+    return malformed(`The only transfer coding read here is chunked, not ${JSON.stringify(codings)}`)
   }
   const target = request.url ?? ''
   if (target.startsWith('/')) return undefined

@@ -62,6 +62,7 @@ describe('what HTTP/1.1 asks of every request (RFC 9112)', () => {
     ['a Host that is no host', 'GET /health HTTP/1.1\r\nHost: a b/c\r\n\r\n'],
     ['HTTP/0.9', 'GET /health\r\n\r\n'],
     ['a Transfer-Encoding not ending in chunked', 'PUT /docs/k HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n{}'],
+    ['a transfer coding the service cannot decode', 'PUT /docs/k HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n'],
     ['an asterisk target outside OPTIONS', 'GET * HTTP/1.1\r\nHost: a\r\n\r\n'],
     ['CONNECT to an authority', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n']
   ])('%s is 400 DOCS_ERR_MALFORMED_HTTP', async (_name, bytes) => {
