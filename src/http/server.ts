@@ -111,7 +111,8 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
   /** Answers what Node's parser refuses, and its timeouts (fastify's clientErrorHandler). */
   readonly clientErrorHandler = (error: ClientError, socket: Socket): void => {
     const connection = this.#connections.get(socket)
-    if (connection === undefined || socket.destroyed) return void socket.destroy()
+    // A connection closing after its last words keeps draining (sockets.ts): its parser's errors are moot.
+    if (connection === undefined) return void (socket.writableEnded || socket.destroy())
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return connection.fail(this.#timeoutProblem(connection))
     const problem = parserProblem(error, MAX_HEADER_BYTES)
     if (problem === undefined) connection.destroy()
