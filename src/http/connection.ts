@@ -44,6 +44,9 @@ export class Connection {
   refused = false
   /** While no request is in progress: when that began, in the owner's count of idle spells. */
   idleSince: number | undefined
+  /** Bytes of answers that had left the socket's buffer, and when that last changed (answerStalledFor). */
+  #answerMark = -1
+  #answerMovedAt = 0
 
   constructor (readonly socket: Socket, readonly owner: ConnectionOwner) {
     this.#reading = new ReadingHold(socket)
@@ -60,9 +63,22 @@ export class Connection {
     return this.#current?.leaveLine !== undefined
   }
 
-  /** Whether the request in progress has been received and is being handled, its answer not yet begun. */
-  get handling (): boolean {
-    return this.#current !== undefined && this.#current.request.complete && !this.#current.response.headersSent
+  /**
+   * How long the answer in progress has been sitting without a byte of it moving, as a sweep sees it
+   * (0 when no answer is being sent): a client that stops reading leaves it all in the socket's buffer.
+   */
+  answerStalledFor (now: number): number {
+    const response = this.#current?.response
+    if (response === undefined || !response.headersSent || response.writableFinished) {
+      this.#answerMark = -1
+      return 0
+    }
+    const mark = this.socket.bytesWritten - this.socket.writableLength
+    if (mark !== this.#answerMark) {
+      this.#answerMark = mark
+      this.#answerMovedAt = now
+    }
+    return now - this.#answerMovedAt
   }
 
   /** Whether the last request parsed on this connection is still arriving (its body is incomplete). */
