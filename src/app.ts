@@ -11,8 +11,9 @@ import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
 import { EarlyAnswers } from './http/early-answers.js'
 import jsonParserPlugin from './http/json-parser.js'
-import methodNotAllowedRoutes, { recordRouteMethods } from './http/methods.js'
+import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
+import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
 import schemasPlugin from './schemas/plugin.js'
@@ -24,27 +25,38 @@ const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
 const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
 
-/** A whole request may take this long (slow uploads included) before Node ends it. */
-const REQUEST_TIMEOUT_MS = 30_000
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the HTTP server counts of its connections. */
+    connections: ConnectionCounts
+  }
+}
 
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
 export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
   const earlyAnswers = new EarlyAnswers()
+  const httpServer = new HttpServer(config.http, config.retryAfterSeconds)
   const app = Fastify({
-    serverFactory: earlyAnswers.serverFactory,
+    // The Node server owns connections: their order, limits and timeouts, and what its parser refuses.
+    serverFactory: (handler) => httpServer.create(earlyAnswers.before(handler)),
+    clientErrorHandler: httpServer.clientErrorHandler,
+    // Requests arriving while the app closes are served, each closing its connection, rather than refused.
+    return503OnClosing: false,
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
-    // Room for the longest pointer a query string may carry (4096 characters, up to 12 bytes each encoded).
-    http: { maxHeaderSize: 64 * 1024 },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     bodyLimit: config.bodyLimit,
-    requestTimeout: REQUEST_TIMEOUT_MS,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
   app.decorate('earlyAnswers', earlyAnswers)
-  app.addHook('preClose', async () => earlyAnswers.remove())
+  app.decorate('connections', httpServer)
+  routeEveryMethod(app)
+  app.addHook('preClose', async () => {
+    earlyAnswers.remove()
+    httpServer.close()
+  })
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(bodySchemas))
   for (const schema of namedSchemas) app.addSchema(schema)

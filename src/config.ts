@@ -1,5 +1,6 @@
 import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
+import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
@@ -25,11 +26,18 @@ export const environmentSchema = {
     MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
-    CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 }
+    CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 },
+    MAX_CONNECTIONS: { type: 'integer', minimum: 1, default: 4096 },
+    HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 10000 },
+    REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
+    IDLE_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 5000 },
+    MAX_UPLOADS: { type: 'integer', minimum: 1, default: 2 },
+    MAX_WAITING_UPLOADS: { type: 'integer', minimum: 0, default: 64 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES',
-    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS'],
+    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
+    'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS'],
   additionalProperties: true
 } as const
 
@@ -68,6 +76,8 @@ export interface AppConfig {
   logLevel: Environment['LOG_LEVEL']
   /** An access log: a line when each request arrives and one when it is answered, at level info. */
   logRequests: boolean
+  /** Connection limits and timeouts of the HTTP server. */
+  http: HttpServerSettings
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -75,6 +85,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   const environment = envSchema<Environment>({ schema: environmentSchema, data: env, dotenv: false })
   if (environment.MAX_REPLY_BYTES < environment.MAX_DOCUMENT_BYTES) {
     throw new Error('MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES: a whole document is a read\'s answer')
+  }
+  if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
+    throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
   }
   return environment
 }
@@ -96,6 +109,14 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,
     logLevel: environment.LOG_LEVEL,
-    logRequests: environment.LOG_REQUESTS
+    logRequests: environment.LOG_REQUESTS,
+    http: {
+      maxConnections: environment.MAX_CONNECTIONS,
+      headersTimeoutMs: environment.HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: environment.REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: environment.IDLE_TIMEOUT_MS,
+      maxUploads: environment.MAX_UPLOADS,
+      maxWaitingUploads: environment.MAX_WAITING_UPLOADS
+    }
   }
 }

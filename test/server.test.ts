@@ -111,7 +111,13 @@ describe('configuration', () => {
     [{ LOG_REQUESTS: 'sometimes' }, 'LOG_REQUESTS'],
     [{ MAX_DOCUMENT_BYTES: '10' }, 'MAX_DOCUMENT_BYTES'],
     [{ MAX_WORK_BYTES: 'lots' }, 'MAX_WORK_BYTES'],
-    [{ MAX_DOCUMENT_BYTES: '8388608' }, 'MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES']
+    [{ MAX_DOCUMENT_BYTES: '8388608' }, 'MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES'],
+    [{ MAX_CONNECTIONS: '0' }, 'MAX_CONNECTIONS'],
+    [{ IDLE_TIMEOUT_MS: 'soon' }, 'IDLE_TIMEOUT_MS'],
+    [{ MAX_UPLOADS: '0' }, 'MAX_UPLOADS'],
+    [{ MAX_WAITING_UPLOADS: '-1' }, 'MAX_WAITING_UPLOADS'],
+    [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS'],
+    [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
@@ -119,7 +125,9 @@ describe('configuration', () => {
   it('has working defaults', () => {
     expect(loadEnvironment({})).toMatchObject({
       HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
-      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152
+      CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152,
+      MAX_CONNECTIONS: 4096, HEADERS_TIMEOUT_MS: 10000, REQUEST_TIMEOUT_MS: 30000, IDLE_TIMEOUT_MS: 5000, MAX_UPLOADS: 2,
+      MAX_WAITING_UPLOADS: 64
     })
   })
 })

@@ -33,11 +33,14 @@ export interface ServiceOptions {
   cacheMaxEntries: number
   keyPrefix: string
   gcLog: string
+  /** Settings to give the service beyond these (`bench:abuse -- --env`). */
+  env?: Record<string, string>
 }
 
 /** The service's environment variables (src/config.ts), all set or left at their defaults here. */
 const SERVICE_SETTINGS = ['HOST', 'PORT', 'LOG_LEVEL', 'REDIS_URL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
-  'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES']
+  'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS',
+  'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS']
 
 /** A free loopback port (the small race before the child binds it is acceptable for a benchmark). */
 export async function freePort (): Promise<number> {
@@ -71,7 +74,8 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
       KEY_PREFIX: options.keyPrefix,
       LOG_LEVEL: options.logLevel,
       CACHE_MAX_ENTRIES: String(options.cacheMaxEntries),
-      JSONDOCS_BENCH_GC_LOG: options.gcLog
+      JSONDOCS_BENCH_GC_LOG: options.gcLog,
+      ...options.env
     },
     stdio: ['ignore', 'pipe', 'pipe']
   })

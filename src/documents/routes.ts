@@ -123,7 +123,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return reply.code(204).send()
   })
 
-  app.options(url, { schema: schemas.options(form), config: { usesStorage: false } }, async (_request, reply) => {
+  app.options(url, { schema: schemas.options(form) }, async (_request, reply) => {
     return reply.header('Allow', ALLOW).code(204).send()
   })
 }

@@ -1,5 +1,4 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http'
-import type { FastifyServerFactory } from 'fastify'
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,11 +14,11 @@ declare module 'fastify' {
 export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse) => boolean | Promise<boolean>
 
 /**
- * The HTTP server under fastify, with room for one early answer: a function that meets every request
- * on a socket before fastify builds its request and reply, routes and validates it. A plugin installs it
- * once the app can answer; closing the app removes it before fastify stops taking requests. Requests
- * made with `inject` never meet it. Whatever the early answer leaves, even after trying, fastify handles
- * from the start, so the early answer only ever sends what the route would have sent.
+ * Room for one early answer: a function that meets every request on a socket before fastify builds its
+ * request and reply, routes and validates it. A plugin installs it once the app can answer; closing the
+ * app removes it before fastify stops taking requests. Requests made with `inject` never meet it. Whatever
+ * the early answer leaves, even after trying, fastify handles from the start, so the early answer only
+ * ever sends what the route would have sent.
  */
 export class EarlyAnswers {
   #answer: EarlyAnswer | undefined
@@ -40,9 +39,9 @@ export class EarlyAnswers {
     return this.#failures.get(request)
   }
 
-  /** Fastify's own HTTP/1 server, built from the same options fastify applies to it. */
-  readonly serverFactory: FastifyServerFactory = (handler, options) => {
-    const server = http.createServer(options['http'] ?? {}, (request, response) => {
+  /** The request listener the HTTP server calls: the early answer first, then fastify's handler for what it leaves. */
+  before (handler: RequestListener): RequestListener {
+    return (request, response) => {
       const answer = this.#answer?.(request, response) ?? false
       if (answer === true) this.answered++
       else if (answer === false) handler(request, response)
@@ -55,17 +54,6 @@ export class EarlyAnswers {
           }
         )
       }
-    })
-    server.keepAliveTimeout = numberOption(options, 'keepAliveTimeout')
-    server.requestTimeout = numberOption(options, 'requestTimeout')
-    server.setTimeout(numberOption(options, 'connectionTimeout'))
-    const maxRequestsPerSocket = numberOption(options, 'maxRequestsPerSocket')
-    if (maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket
-    return server
+    }
   }
-}
-
-function numberOption (options: Record<string, unknown>, name: string): number {
-  const value = options[name]
-  return typeof value === 'number' ? value : 0
 }

@@ -1,9 +1,20 @@
+import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import { MethodNotAllowedError } from '../errors.js'
 
 const ORDER = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE']
 
 export type RouteMethods = Map<string, Set<string>>
+
+/**
+ * Makes every method Node's parser knows (PROPFIND, LOCK, CONNECT...) one fastify routes, so that a route
+ * answers those it lacks with 405 like any other. None of them has a body fastify would read.
+ */
+export function routeEveryMethod (app: FastifyInstance): void {
+  for (const method of METHODS) {
+    if (!app.supportedMethods.includes(method)) app.addHttpMethod(method)
+  }
+}
 
 /** Starts recording the methods of every described route URL registered from now on. */
 export function recordRouteMethods (app: FastifyInstance): RouteMethods {

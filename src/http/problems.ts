@@ -39,12 +39,16 @@ export function problemCodeOf (error: FastifyError): ProblemCode {
   return 'DOCS_ERR_INTERNAL'
 }
 
+/** The JSON text of an RFC 9457 problem. */
+export function problemText (code: ProblemCode, detail: string, extensions: Record<string, unknown> = {}): string {
+  const { status, title } = problemTypes[code]
+  return JSON.stringify({ type: problemTypePath(code), title, status, detail, code, ...extensions })
+}
+
 /** Renders an RFC 9457 problem. */
 export function sendProblem (reply: FastifyReply, code: ProblemCode, detail: string,
   extensions: Record<string, unknown> = {}): FastifyReply {
-  const { status, title } = problemTypes[code]
-  const body = { type: problemTypePath(code), title, status, detail, code, ...extensions }
-  return reply.code(status).type(PROBLEM_MEDIA_TYPE).send(JSON.stringify(body))
+  return reply.code(problemTypes[code].status).type(PROBLEM_MEDIA_TYPE).send(problemText(code, detail, extensions))
 }
 
 function validationIssues (error: FastifyError) {

@@ -6,13 +6,6 @@ import fp from 'fastify-plugin'
 import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
 import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** False for routes that never reach Redis, so never answer 503. */
-    usesStorage?: boolean
-  }
-}
-
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
 const tags = [
@@ -60,13 +53,14 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
 
 /**
  * Problems any route may answer, in one place: a malformed request (400, from the HTTP parser too), one
- * not received in time (408), header fields too large (431), Redis unavailable (503), and for routes
- * with a body, one too large (413) or of another media type (415).
+ * not received in time (408), header fields too large (431), Redis unavailable or the service busy (503),
+ * and for routes with a body, one too large (413) or of another media type (415).
  */
 function addCommonProblems (route: RouteOptions): void {
   const { schema } = route
   if (!schema || schema.hide) return
-  const statuses = [400, 408, 431, ...(route.config?.usesStorage === false ? [] : [503]), ...(schema.body ? [413, 415] : [])]
+  // 503: Redis unavailable, or (any route) a connection over MAX_CONNECTIONS with none idle to make way.
+  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : [])]
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const status of statuses) response[status] ??= problemResponse(status)
   route.schema = { ...schema, response }

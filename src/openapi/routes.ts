@@ -1,13 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 
-const served = { usesStorage: false }
-
 /** GET /openapi.json and /openapi.yaml: the generated description, the same object in two notations. */
 export default async function openapiRoutes (app: FastifyInstance) {
   // Serialised once: the description never changes while the service runs, and it is a few hundred kB.
   let json: string | undefined
   app.get('/openapi.json', {
-    config: served,
     schema: {
       operationId: 'getOpenApiJson',
       tags: ['openapi'],
@@ -17,7 +14,6 @@ export default async function openapiRoutes (app: FastifyInstance) {
   }, async (_request, reply) => reply.type('application/json').send(json ??= JSON.stringify(app.swagger())))
 
   app.get('/openapi.yaml', {
-    config: served,
     schema: {
       operationId: 'getOpenApiYaml',
       tags: ['openapi'],

@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { buildApp } from '../../src/app.js'
-import type { AppConfig } from '../../src/config.js'
+import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 
 export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
@@ -20,6 +20,7 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     cacheMaxEntries: 1000,
     logLevel: 'silent',
     logRequests: false,
+    http: appConfigFrom(loadEnvironment({}), inject('redis')).http,
     ...overrides
   }
 }
