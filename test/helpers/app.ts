@@ -8,6 +8,7 @@ import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 
 export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
+  const defaults = appConfigFrom(loadEnvironment({}), inject('redis'))
   return {
     redis: inject('redis'),
     keyPrefix: `test:${randomUUID()}:`,
@@ -20,7 +21,8 @@ export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
     cacheMaxEntries: 1000,
     logLevel: 'silent',
     logRequests: false,
-    http: appConfigFrom(loadEnvironment({}), inject('redis')).http,
+    http: defaults.http,
+    validation: defaults.validation,
     ...overrides
   }
 }
