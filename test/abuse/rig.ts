@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
+import type fc from 'fast-check'
 import { expect } from 'vitest'
 import { whenDone } from '../helpers/cleanup.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
@@ -59,6 +60,9 @@ export async function startRig (overrides: Partial<AppConfig> = {}): Promise<Rig
   return { app, prefix, redis, busy, statuses, sentinels: new Set(sentinelKeys(prefix)) }
 }
 
+/** ABUSE_TRACE=1 writes each case's request and answer time to stderr, to find a case that hangs. */
+const TRACE = process.env.ABUSE_TRACE === '1'
+
 /** The name the rig's own connection goes by, so its commands are told apart from the service's. */
 export const HARNESS_CLIENT = 'abuse-harness'
 
@@ -89,21 +93,37 @@ export async function runCase (rig: Rig, label: string, ownKeys: readonly string
   const own = new Set(ownKeys)
   const before = await fingerprint(rig.redis)
   await rig.busy.reset()
+  const started = performance.now()
+  if (TRACE) process.stderr.write(`abuse case: ${label}\n`)
   const answer = await send()
-  const busiest = await rig.busy.read(label)
+  if (TRACE) process.stderr.write(`abuse case answered ${answer.statusCode} in ${(performance.now() - started).toFixed(1)} ms\n`)
+  const busiest = await within(rig.busy.read(label), 'SLOWLOG')
   rig.statuses.set(answer.statusCode, (rig.statuses.get(answer.statusCode) ?? 0) + 1)
   expectContractAnswer(answer, label)
   busiest.expectWithinBound()
-  expect(await rig.redis.ping(), 'Redis answers PING').toBe('PONG')
+  expect(await within(rig.redis.ping(), 'PING'), 'Redis answers PING').toBe('PONG')
   const health = await rig.app.inject({ method: 'GET', url: '/health' })
   expect(health.statusCode, '/health answers 200').toBe(200)
-  const after = await fingerprint(rig.redis)
+  const after = await within(fingerprint(rig.redis), 'the fingerprint')
   const [ownBefore, ownAfter] = [before.only(own), after.only(own)]
   expect(after.without(own).changesFrom(before.without(own)), `keys outside the case changed (${label})`).toEqual([])
   if (keep) return { answer, ownBefore, ownAfter }
   if (ownKeys.length > 0) await rig.redis.del([...ownKeys])
   if (ownKeys.some((key) => rig.sentinels.has(key))) await sentinels(rig.redis, rig.prefix)
   return { answer, ownBefore, ownAfter }
+}
+
+/** Redis, alive, answers the rig at once: a Redis that has died or hangs fails the case in 5 s. */
+async function within<T> (work: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer ${what} within 5 s`)), 5000)
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** 2xx, 3xx, 4xx or 503; an error is an RFC 9457 problem from the registry, its status the answer's. */
@@ -137,14 +157,15 @@ export function scaled (runs: number): number {
  * fast-check's options for a property of `runs` cases: ABUSE_SEED (and ABUSE_PATH) replay a failure
  * that fast-check reported with its seed and path; shrinking stops in time for the test's own timeout.
  */
-export function propertyOptions (runs: number): { numRuns: number, seed?: number, path?: string, interruptAfterTimeLimit: number } {
+export function propertyOptions (runs: number): fc.Parameters<unknown> {
   const seed = process.env.ABUSE_SEED
   const path = process.env.ABUSE_PATH
   return {
     numRuns: scaled(runs),
     ...(seed ? { seed: Number(seed) } : {}),
     ...(path ? { path } : {}),
-    interruptAfterTimeLimit: timeoutFor(runs) - 15_000
+    interruptAfterTimeLimit: timeoutFor(runs) - 15_000,
+    markInterruptAsFailure: true
   }
 }
 
