@@ -19,7 +19,7 @@ const item = (i: number) => ({
 const documents: Record<string, string> = {
   small: JSON.stringify({ a: [1, 2, { n: 3 }], n: 1, s: 'text', o: { x: { x: 1 } }, items: Array.from({ length: 20 }, (_, i) => item(i)), $: 1, 0: 'zero' }),
   edge: JSON.stringify({ items: Array.from({ length: 2000 }, (_, i) => item(i)) }),
-  flat: `[${Array.from({ length: 100_000 }, (_, i) => i % 10).join(',')}]`,
+  flat: `[${Array.from({ length: 50_000 }, (_, i) => i % 10).join(',')}]`,
   deep: '{"x":'.repeat(99) + '{"n":1}' + '}'.repeat(99)
 }
 

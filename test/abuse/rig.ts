@@ -76,6 +76,8 @@ export interface Answer {
 export interface CaseReport {
   /** The answer the case's request got. */
   answer: Answer
+  /** The longest any one Redis command of the request took, in ms (from 2 ms; 0 below). */
+  busyMs: number
   /** The case's own Redis keys, before and after, as fingerprinted. */
   ownBefore: Fingerprint
   ownAfter: Fingerprint
@@ -107,10 +109,11 @@ export async function runCase (rig: Rig, label: string, ownKeys: readonly string
   const after = await within(fingerprint(rig.redis), 'the fingerprint')
   const [ownBefore, ownAfter] = [before.only(own), after.only(own)]
   expect(after.without(own).changesFrom(before.without(own)), `keys outside the case changed (${label})`).toEqual([])
-  if (keep) return { answer, ownBefore, ownAfter }
+  const report = { answer, busyMs: busiest.ms, ownBefore, ownAfter }
+  if (keep) return report
   if (ownKeys.length > 0) await rig.redis.del([...ownKeys])
   if (ownKeys.some((key) => rig.sentinels.has(key))) await sentinels(rig.redis, rig.prefix)
-  return { answer, ownBefore, ownAfter }
+  return report
 }
 
 /** Redis, alive, answers the rig at once: a Redis that has died or hangs fails the case in 5 s. */
