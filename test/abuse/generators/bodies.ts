@@ -158,3 +158,17 @@ export const operationsText = fc.oneof(
   { weight: 3, arbitrary: fc.array(operationText, { maxLength: 5 }).map((ops) => `[${ops.join(',')}]`) },
   { weight: 1, arbitrary: fc.tuple(operationText, fc.constantFrom(100, 101)).map(([op, count]) => `[${Array(count).fill(op).join(',')}]`) }
 )
+
+/** Media types with every kind of parameter, case and spacing, the service's own and others. */
+export const contentType = fc.oneof(
+  fc.constantFrom('application/json', 'application/merge-patch+json', 'application/json-patch+json', 'application/schema+json'),
+  fc.tuple(
+    fc.constantFrom('application/json', 'APPLICATION/JSON', 'application/merge-patch+json', 'application/json-patch+json',
+      'application/schema+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x',
+      'application/jsonx', 'application/*', '*/*', 'application/json, text/plain', 'application/problem+json', '', ' ',
+      'application/json-seq', 'application/ld+json', 'application/vnd.api+json'),
+    fc.constantFrom('', '; charset=utf-8', '; charset=UTF-8', ';charset="utf-8"', '; charset=latin1', '; charset=utf-16',
+      '; charset=', '; charset', ';;;', '; a=b; charset=utf-8', '; charset=utf-8; charset=latin1', '; q=0.1',
+      '; charset=utf-8'.repeat(500), `; x=${'y'.repeat(8000)}`)
+  ).map(([type, parameters]) => type + parameters)
+)
