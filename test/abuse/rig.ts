@@ -83,15 +83,22 @@ export interface CaseReport {
   ownAfter: Fingerprint
 }
 
+export interface CaseOptions {
+  /** Keep the case's own keys, for a case that sets up the next. */
+  keep?: boolean
+  /** Answers that miss the contract in a way known and being fixed elsewhere: only the rest of the case is checked. */
+  inFlight?: (answer: Answer) => boolean
+}
+
 /**
  * One hostile request, checked as the contract asks: its answer is 2xx, 3xx or 4xx (5xx only as 503),
  * every error is problem+json; Redis was not held longer than the busy bound by any one command; Redis
  * answers PING and /health answers 200 afterwards; and no key but the case's own (`ownKeys`, full Redis
- * keys) changed. The case's own keys are deleted afterwards (unless `keep`, for a case that sets up the
- * next), so that cases do not meet each other.
+ * keys) changed. The case's own keys are deleted afterwards (unless `keep`), so that cases do not meet
+ * each other.
  */
 export async function runCase (rig: Rig, label: string, ownKeys: readonly string[],
-  send: () => Promise<Answer>, { keep = false } = {}): Promise<CaseReport> {
+  send: () => Promise<Answer>, { keep = false, inFlight }: CaseOptions = {}): Promise<CaseReport> {
   const own = new Set(ownKeys)
   const before = await fingerprint(rig.redis)
   await rig.busy.reset()
@@ -101,7 +108,7 @@ export async function runCase (rig: Rig, label: string, ownKeys: readonly string
   if (TRACE) process.stderr.write(`abuse case answered ${answer.statusCode} in ${(performance.now() - started).toFixed(1)} ms\n`)
   const busiest = await within(rig.busy.read(label), 'SLOWLOG')
   rig.statuses.set(answer.statusCode, (rig.statuses.get(answer.statusCode) ?? 0) + 1)
-  expectContractAnswer(answer, label)
+  if (!inFlight?.(answer)) expectContractAnswer(answer, label)
   busiest.expectWithinBound()
   expect(await within(rig.redis.ping(), 'PING'), 'Redis answers PING').toBe('PONG')
   const health = await rig.app.inject({ method: 'GET', url: '/health' })
