@@ -105,7 +105,7 @@ export async function runCase (rig: Rig, label: string, ownKeys: readonly string
   const started = performance.now()
   if (TRACE) process.stderr.write(`abuse case: ${label}\n`)
   const answer = await send()
-  if (TRACE) process.stderr.write(`abuse case answered ${answer.statusCode} in ${(performance.now() - started).toFixed(1)} ms\n`)
+  if (TRACE) process.stderr.write(`abuse case answered ${answer.statusCode} in ${(performance.now() - started).toFixed(1)} ms: ${answer.body.slice(0, 160)}\n`)
   const busiest = await within(rig.busy.read(label), 'SLOWLOG')
   rig.statuses.set(answer.statusCode, (rig.statuses.get(answer.statusCode) ?? 0) + 1)
   if (!inFlight?.(answer)) expectContractAnswer(answer, label)

@@ -54,7 +54,8 @@ export const documentKey = fc.oneof(
       '[', 'é', '😀', '\u2028', ' ', ' lead', 'trail ', '"', "'", '\\', '$', '__proto__', 'a\u0000b', '\u001f',
       '\u007f', '\u0085', '\u009f', '\ufeff', '\ud800', '\udc00x', 'a\u001fversion', 'a:b:c', 'neighbour')
   },
-  { weight: 4, arbitrary: hostileText(16).filter((text) => text.length > 0) }
+  { weight: 4, arbitrary: hostileText(16).filter((text) => text.length > 0) },
+  { weight: 4, arbitrary: hostileText(16).filter((text) => text.length > 0 && !/\p{Cc}/u.test(text)) }
 )
 
 /** UTF-8 bytes of one code unit sequence, lone surrogates as the 3 bytes a careless encoder would send. */
