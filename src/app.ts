@@ -2,6 +2,8 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { AppConfig } from './config.js'
 import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
+import { collectionAnswerSchemas } from './documents/collection-route-schemas.js'
+import { documentAnswerSchemas } from './documents/route-schemas.js'
 import { sharedSchemas } from './documents/schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
@@ -14,7 +16,13 @@ import problemsPlugin, { sendProblem } from './http/problems.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
 import schemasPlugin from './schemas/plugin.js'
+import { collectionSchemaComponents } from './schemas/route-schemas.js'
 import schemaRoutes from './schemas/routes.js'
+
+/** Schemas that request bodies reference by `$id`: the validators know them. */
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
+/** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
+const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
 
 /** A whole request may take this long (slow uploads included) before Node ends it. */
 const REQUEST_TIMEOUT_MS = 30_000
@@ -38,12 +46,13 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   app.decorate('earlyAnswers', earlyAnswers)
   app.addHook('preClose', async () => earlyAnswers.remove())
   const routeMethods = recordRouteMethods(app)
-  app.setValidatorCompiler(createValidatorCompiler(sharedSchemas))
-  for (const schema of sharedSchemas) app.addSchema(schema)
+  app.setValidatorCompiler(createValidatorCompiler(bodySchemas))
+  for (const schema of namedSchemas) app.addSchema(schema)
   await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
   await app.register(openapiPlugin)
   await app.register(redisPlugin, {
-    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries
+    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
+    trackedPrefix: config.keyPrefix
   })
   await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
   await app.register(schemasPlugin, {

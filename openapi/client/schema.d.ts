@@ -320,6 +320,7 @@ export interface components {
             op: "incr";
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
+            /** Format: double */
             by: number;
         };
         /** @description Multiplies a number by `by` (JSON.NUMMULTBY); result: the new number */
@@ -331,6 +332,7 @@ export interface components {
             op: "mult";
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
+            /** Format: double */
             by: number;
         };
         /** @description Appends to a string (JSON.STRAPPEND); result: the new length */
@@ -364,6 +366,7 @@ export interface components {
             op: "insert";
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
+            /** Format: int32 */
             index: number;
             values: unknown[];
         };
@@ -376,6 +379,7 @@ export interface components {
             op: "pop";
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
+            /** Format: int32 */
             index?: number;
         };
         /** @description Keeps elements `start` to `stop` inclusive (JSON.ARRTRIM); result: the new length */
@@ -387,7 +391,9 @@ export interface components {
             op: "trim";
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
+            /** Format: int32 */
             start: number;
+            /** Format: int32 */
             stop: number;
         };
         /** @description First index of a scalar `value`, or -1 (JSON.ARRINDEX) */
@@ -400,7 +406,9 @@ export interface components {
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
             value: unknown;
+            /** Format: int32 */
             start?: number;
+            /** Format: int32 */
             stop?: number;
         };
         /** @description Flips a boolean (JSON.TOGGLE); result: the new value */
@@ -423,6 +431,32 @@ export interface components {
             /** @description Pointer relative to the URL location; "" or absent: the location itself */
             path?: string;
         };
+        /** @description One RedisJSON operation, by `op` */
+        Operation: components["schemas"]["IncrOperation"] | components["schemas"]["MultOperation"] | components["schemas"]["AppendOperation"] | components["schemas"]["PushOperation"] | components["schemas"]["InsertOperation"] | components["schemas"]["PopOperation"] | components["schemas"]["TrimOperation"] | components["schemas"]["IndexOfOperation"] | components["schemas"]["ToggleOperation"] | components["schemas"]["ClearOperation"];
+        /** @description Operations applied in order, atomically: all or none */
+        OperationList: components["schemas"]["Operation"][];
+        /**
+         * @description One operation (answered with `result`) or a list of them (answered with `results`)
+         * @example {
+         *       "op": "incr",
+         *       "by": 1
+         *     }
+         * @example [
+         *       {
+         *         "op": "push",
+         *         "values": [
+         *           "b"
+         *         ],
+         *         "path": "/tags"
+         *       },
+         *       {
+         *         "op": "incr",
+         *         "by": 1,
+         *         "path": "/age"
+         *       }
+         *     ]
+         */
+        OperationBody: components["schemas"]["Operation"] | components["schemas"]["OperationList"];
         AddPatchOperation: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -475,6 +509,214 @@ export interface components {
             op: "test";
             path: string;
             value: unknown;
+        };
+        /** @description One JSON Patch operation (RFC 6902), by `op` */
+        JsonPatchOperation: components["schemas"]["AddPatchOperation"] | components["schemas"]["RemovePatchOperation"] | components["schemas"]["ReplacePatchOperation"] | components["schemas"]["MovePatchOperation"] | components["schemas"]["CopyPatchOperation"] | components["schemas"]["TestPatchOperation"];
+        /**
+         * @description A JSON Patch (RFC 6902), paths relative to the URL location: all operations apply or none
+         * @example [
+         *       {
+         *         "op": "add",
+         *         "path": "/tags/-",
+         *         "value": "b"
+         *       },
+         *       {
+         *         "op": "test",
+         *         "path": "/age",
+         *         "value": 30
+         *       }
+         *     ]
+         */
+        JsonPatch: components["schemas"]["JsonPatchOperation"][];
+        /**
+         * @description The keys to read and the location to read in each document
+         * @example {
+         *       "keys": [
+         *         "user:1",
+         *         "user:2"
+         *       ],
+         *       "pointer": "/name"
+         *     }
+         */
+        BatchReadBody: {
+            keys: string[];
+            /** @description RFC 6901 JSON Pointer read in every document; "" or absent: the whole document */
+            pointer?: string;
+        };
+        /** @description One whole document to write, with its own preconditions and time to live */
+        BatchWriteItem: {
+            key: string;
+            /** @description The document: any JSON value */
+            value: unknown;
+            /** @description As the If-Match / If-None-Match header */
+            ifMatch?: string;
+            /** @description As the If-Match / If-None-Match header */
+            ifNoneMatch?: string;
+            /** Format: double */
+            ttl?: number;
+        };
+        /**
+         * @description Whole documents to write in one atomic script
+         * @example {
+         *       "items": [
+         *         {
+         *           "key": "user:1",
+         *           "value": {
+         *             "name": "Ann"
+         *           },
+         *           "ifNoneMatch": "*"
+         *         }
+         *       ]
+         *     }
+         */
+        BatchWriteBody: {
+            items: components["schemas"]["BatchWriteItem"][];
+        };
+        /**
+         * @description The time to live to set, in seconds
+         * @example {
+         *       "ttl": 60
+         *     }
+         */
+        TtlBody: {
+            /** Format: double */
+            ttl: number;
+        };
+        /**
+         * @description A JSON Schema (draft 2020-12): an object, or true or false
+         * @example {
+         *       "type": "object",
+         *       "properties": {
+         *         "name": {
+         *           "type": "string"
+         *         },
+         *         "email": {
+         *           "type": "string",
+         *           "format": "email"
+         *         }
+         *       },
+         *       "required": [
+         *         "name"
+         *       ]
+         *     }
+         */
+        CollectionSchema: {
+            [key: string]: unknown;
+        } | boolean;
+        /** @description Where a stored document departs from the schema */
+        DocumentViolation: {
+            /** @description JSON Pointer into the document */
+            pointer: string;
+            detail: string;
+            keyword: string;
+            schemaPath: string;
+        };
+        /** @description A document the schema rejects, and why */
+        ConformanceExample: {
+            key: string;
+            errors: components["schemas"]["DocumentViolation"][];
+        };
+        /** @description How the documents already in the collection fare against the schema. They are kept as they are. */
+        ConformanceReport: {
+            /** Format: int32 */
+            checked: number;
+            /**
+             * Format: int32
+             * @description Documents the schema rejects
+             */
+            violating: number;
+            /** @description False when the collection holds more documents than one report checks */
+            complete: boolean;
+            examples: components["schemas"]["ConformanceExample"][];
+        };
+        /** @description The schema now registered, and how the documents already in the collection fare against it */
+        SchemaRegistration: {
+            collection: string;
+            etag: string;
+            existingDocuments: components["schemas"]["ConformanceReport"];
+        };
+        /** @description A collection that has a schema, and the ETag of that schema */
+        CollectionEntry: {
+            collection: string;
+            etag: string;
+        };
+        /** @description The collections that have a schema, by name */
+        CollectionList: {
+            collections: components["schemas"]["CollectionEntry"][];
+        };
+        /** @description `result` for one operation, `results` (in order) for a list: exactly one of them */
+        OperationAnswer: {
+            /** @description The result of the one operation: any JSON value */
+            result?: unknown;
+            /** @description The results of a list of operations, in order */
+            results?: unknown[];
+        };
+        /** @description A page of document keys */
+        DocumentPage: {
+            keys: string[];
+            /** @description Pass back as `cursor` for the next page; null on the last page */
+            cursor: string | null;
+        };
+        /** @description One item per key, in the order of the request */
+        BatchReadAnswer: {
+            items: components["schemas"]["BatchReadItem"][];
+        };
+        /** @description One key's answer: its status and, for 200, the document's ETag and the value */
+        BatchReadItem: {
+            /** @description The key, as in the request */
+            key: string;
+            /**
+             * @description 409: the key holds no JSON document
+             * @enum {integer}
+             */
+            status: 200 | 404 | 409;
+            etag?: string;
+            /**
+             * Format: int64
+             * @description Seconds the document has left, when it has a time to live
+             */
+            expiresIn?: number;
+            /** @description The value at the pointer (status 200) */
+            value?: unknown;
+        };
+        /** @description One status per item, in the order of the request */
+        BatchWriteAnswer: {
+            items: components["schemas"]["BatchWriteResult"][];
+        };
+        /** @description One item's outcome: its status and the document's ETag, or for 422 where it breaks its collection schema */
+        BatchWriteResult: {
+            /** @description The key, as in the request */
+            key: string;
+            /** @enum {integer} */
+            status: 200 | 201 | 409 | 412 | 422;
+            etag?: string;
+            /** @description Status 422: where the item departs from its collection schema */
+            errors?: components["schemas"]["ValidationError"][];
+        };
+        /** @description A document's time to live */
+        TtlAnswer: {
+            /**
+             * Format: double
+             * @description Seconds left, or null without a time to live
+             */
+            ttl: number | null;
+        };
+        /** @description What a value is, as RedisJSON sees it */
+        ValueDescription: {
+            /** @enum {string} */
+            type: "object" | "array" | "string" | "integer" | "number" | "boolean" | "null";
+            /**
+             * Format: int64
+             * @description Of strings, arrays and objects
+             */
+            length?: number;
+            /** @description Member names of objects */
+            keys?: string[];
+            /**
+             * Format: int64
+             * @description Bytes RedisJSON uses for the value
+             */
+            memory: number;
         };
         ValidationError: {
             /**
@@ -541,7 +783,7 @@ export interface components {
             code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
-            /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write */
+            /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
             collection?: string;
             /** @description Index of the failing operation (JSON Patch, operations) */
             operation?: number;
@@ -677,6 +919,7 @@ export interface operations {
     getDocument: {
         parameters: {
             query?: {
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;
@@ -966,13 +1209,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "op": "incr",
-                 *       "by": 1
-                 *     }
-                 */
-                "application/json": (components["schemas"]["IncrOperation"] | components["schemas"]["MultOperation"] | components["schemas"]["AppendOperation"] | components["schemas"]["PushOperation"] | components["schemas"]["InsertOperation"] | components["schemas"]["PopOperation"] | components["schemas"]["TrimOperation"] | components["schemas"]["IndexOfOperation"] | components["schemas"]["ToggleOperation"] | components["schemas"]["ClearOperation"]) | (components["schemas"]["IncrOperation"] | components["schemas"]["MultOperation"] | components["schemas"]["AppendOperation"] | components["schemas"]["PushOperation"] | components["schemas"]["InsertOperation"] | components["schemas"]["PopOperation"] | components["schemas"]["TrimOperation"] | components["schemas"]["IndexOfOperation"] | components["schemas"]["ToggleOperation"] | components["schemas"]["ClearOperation"])[];
+                "application/json": components["schemas"]["OperationBody"];
             };
         };
         responses: {
@@ -986,12 +1223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Any JSON value, as stored */
-                        result: unknown;
-                    } | {
-                        results: unknown[];
-                    };
+                    "application/json": components["schemas"]["OperationAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -1246,6 +1478,7 @@ export interface operations {
     headDocument: {
         parameters: {
             query?: {
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;
@@ -1373,21 +1606,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": unknown;
-                /**
-                 * @example [
-                 *       {
-                 *         "op": "add",
-                 *         "path": "/tags/-",
-                 *         "value": "b"
-                 *       },
-                 *       {
-                 *         "op": "test",
-                 *         "path": "/age",
-                 *         "value": 30
-                 *       }
-                 *     ]
-                 */
-                "application/json-patch+json": (components["schemas"]["AddPatchOperation"] | components["schemas"]["RemovePatchOperation"] | components["schemas"]["ReplacePatchOperation"] | components["schemas"]["MovePatchOperation"] | components["schemas"]["CopyPatchOperation"] | components["schemas"]["TestPatchOperation"])[];
+                "application/json-patch+json": components["schemas"]["JsonPatch"];
             };
         };
         responses: {
@@ -1807,13 +2026,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "op": "incr",
-                 *       "by": 1
-                 *     }
-                 */
-                "application/json": (components["schemas"]["IncrOperation"] | components["schemas"]["MultOperation"] | components["schemas"]["AppendOperation"] | components["schemas"]["PushOperation"] | components["schemas"]["InsertOperation"] | components["schemas"]["PopOperation"] | components["schemas"]["TrimOperation"] | components["schemas"]["IndexOfOperation"] | components["schemas"]["ToggleOperation"] | components["schemas"]["ClearOperation"]) | (components["schemas"]["IncrOperation"] | components["schemas"]["MultOperation"] | components["schemas"]["AppendOperation"] | components["schemas"]["PushOperation"] | components["schemas"]["InsertOperation"] | components["schemas"]["PopOperation"] | components["schemas"]["TrimOperation"] | components["schemas"]["IndexOfOperation"] | components["schemas"]["ToggleOperation"] | components["schemas"]["ClearOperation"])[];
+                "application/json": components["schemas"]["OperationBody"];
             };
         };
         responses: {
@@ -1827,12 +2040,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Any JSON value, as stored */
-                        result: unknown;
-                    } | {
-                        results: unknown[];
-                    };
+                    "application/json": components["schemas"]["OperationAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -2213,21 +2421,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": unknown;
-                /**
-                 * @example [
-                 *       {
-                 *         "op": "add",
-                 *         "path": "/tags/-",
-                 *         "value": "b"
-                 *       },
-                 *       {
-                 *         "op": "test",
-                 *         "path": "/age",
-                 *         "value": 30
-                 *       }
-                 *     ]
-                 */
-                "application/json-patch+json": (components["schemas"]["AddPatchOperation"] | components["schemas"]["RemovePatchOperation"] | components["schemas"]["ReplacePatchOperation"] | components["schemas"]["MovePatchOperation"] | components["schemas"]["CopyPatchOperation"] | components["schemas"]["TestPatchOperation"])[];
+                "application/json-patch+json": components["schemas"]["JsonPatch"];
             };
         };
         responses: {
@@ -2362,6 +2556,7 @@ export interface operations {
             query?: {
                 prefix?: string;
                 limit?: number;
+                /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
             };
             header?: never;
@@ -2378,11 +2573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        keys: string[];
-                        /** @description Pass back as `cursor` for the next page; null on the last page */
-                        cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["DocumentPage"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -2430,6 +2621,7 @@ export interface operations {
             query?: {
                 prefix?: string;
                 limit?: number;
+                /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
             };
             header?: never;
@@ -2488,19 +2680,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "keys": [
-                 *         "user:1",
-                 *         "user:2"
-                 *       ],
-                 *       "pointer": "/name"
-                 *     }
-                 */
-                "application/json": {
-                    keys: string[];
-                    pointer?: string;
-                };
+                "application/json": components["schemas"]["BatchReadBody"];
             };
         };
         responses: {
@@ -2510,20 +2690,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            key: string;
-                            /**
-                             * @description 409: the key holds no JSON document
-                             * @enum {integer}
-                             */
-                            status: 200 | 404 | 409;
-                            etag?: string;
-                            expiresIn?: number;
-                            /** @description The value at the pointer (status 200) */
-                            value?: unknown;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BatchReadAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -2602,30 +2769,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "items": [
-                 *         {
-                 *           "key": "user:1",
-                 *           "value": {
-                 *             "name": "Ann"
-                 *           },
-                 *           "ifNoneMatch": "*"
-                 *         }
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    items: {
-                        key: string;
-                        value: unknown;
-                        /** @description As the If-Match / If-None-Match header */
-                        ifMatch?: string;
-                        /** @description As the If-Match / If-None-Match header */
-                        ifNoneMatch?: string;
-                        ttl?: number;
-                    }[];
-                };
+                "application/json": components["schemas"]["BatchWriteBody"];
             };
         };
         responses: {
@@ -2635,16 +2779,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            key: string;
-                            /** @enum {integer} */
-                            status: 200 | 201 | 409 | 412 | 422;
-                            etag?: string;
-                            /** @description Status 422: where the item departs from its collection schema */
-                            errors?: components["schemas"]["ValidationError"][];
-                        }[];
-                    };
+                    "application/json": components["schemas"]["BatchWriteAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -2736,10 +2871,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Seconds left, or null without a time to live */
-                        ttl: number | null;
-                    };
+                    "application/json": components["schemas"]["TtlAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -2824,14 +2956,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "ttl": 60
-                 *     }
-                 */
-                "application/json": {
-                    ttl: number;
-                };
+                "application/json": components["schemas"]["TtlBody"];
             };
         };
         responses: {
@@ -2845,10 +2970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Seconds left, or null without a time to live */
-                        ttl: number | null;
-                    };
+                    "application/json": components["schemas"]["TtlAnswer"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -3128,16 +3250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "object" | "array" | "string" | "integer" | "number" | "boolean" | "null";
-                        /** @description Of strings, arrays and objects */
-                        length?: number;
-                        /** @description Member names of objects */
-                        keys?: string[];
-                        /** @description Bytes RedisJSON uses for the value */
-                        memory: number;
-                    };
+                    "application/json": components["schemas"]["ValueDescription"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -3310,16 +3423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        type: "object" | "array" | "string" | "integer" | "number" | "boolean" | "null";
-                        /** @description Of strings, arrays and objects */
-                        length?: number;
-                        /** @description Member names of objects */
-                        keys?: string[];
-                        /** @description Bytes RedisJSON uses for the value */
-                        memory: number;
-                    };
+                    "application/json": components["schemas"]["ValueDescription"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -3482,12 +3586,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        collections: {
-                            collection: string;
-                            etag: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["CollectionList"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -3586,7 +3685,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`) */
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
                 collection: string;
             };
             cookie?: never;
@@ -3601,9 +3700,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/schema+json": {
-                        [key: string]: unknown;
-                    } | boolean;
+                    "application/schema+json": components["schemas"]["CollectionSchema"];
                 };
             };
             /** @description Not modified: If-None-Match matches the current revision */
@@ -3674,53 +3771,15 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`) */
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
                 collection: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "type": "object",
-                 *       "properties": {
-                 *         "name": {
-                 *           "type": "string"
-                 *         },
-                 *         "email": {
-                 *           "type": "string",
-                 *           "format": "email"
-                 *         }
-                 *       },
-                 *       "required": [
-                 *         "name"
-                 *       ]
-                 *     }
-                 */
-                "application/schema+json": {
-                    [key: string]: unknown;
-                } | boolean;
-                /**
-                 * @example {
-                 *       "type": "object",
-                 *       "properties": {
-                 *         "name": {
-                 *           "type": "string"
-                 *         },
-                 *         "email": {
-                 *           "type": "string",
-                 *           "format": "email"
-                 *         }
-                 *       },
-                 *       "required": [
-                 *         "name"
-                 *       ]
-                 *     }
-                 */
-                "application/json": {
-                    [key: string]: unknown;
-                } | boolean;
+                "application/schema+json": components["schemas"]["CollectionSchema"];
+                "application/json": components["schemas"]["CollectionSchema"];
             };
         };
         responses: {
@@ -3732,28 +3791,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        collection: string;
-                        etag: string;
-                        /** @description How the documents already in the collection fare against the schema. They are kept as they are. */
-                        existingDocuments: {
-                            checked: number;
-                            /** @description Documents the schema rejects */
-                            violating: number;
-                            /** @description False when the collection holds more documents than one report checks */
-                            complete: boolean;
-                            examples: {
-                                key: string;
-                                errors: {
-                                    /** @description JSON Pointer into the document */
-                                    pointer: string;
-                                    detail: string;
-                                    keyword: string;
-                                    schemaPath: string;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["SchemaRegistration"];
                 };
             };
             /** @description Registered */
@@ -3766,28 +3804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        collection: string;
-                        etag: string;
-                        /** @description How the documents already in the collection fare against the schema. They are kept as they are. */
-                        existingDocuments: {
-                            checked: number;
-                            /** @description Documents the schema rejects */
-                            violating: number;
-                            /** @description False when the collection holds more documents than one report checks */
-                            complete: boolean;
-                            examples: {
-                                key: string;
-                                errors: {
-                                    /** @description JSON Pointer into the document */
-                                    pointer: string;
-                                    detail: string;
-                                    keyword: string;
-                                    schemaPath: string;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "application/json": components["schemas"]["SchemaRegistration"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
@@ -3865,7 +3882,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`) */
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
                 collection: string;
             };
             cookie?: never;
@@ -3945,7 +3962,7 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`) */
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
                 collection: string;
             };
             cookie?: never;

@@ -1,7 +1,5 @@
 import { emptyResponse, jsonResponse, problemResponses, requestHeaderSchema } from '../openapi/components.js'
-import {
-  batchReadBodySchema, batchWriteBodySchema, jsonPointerSchema, keyParamSchema, listQuerySchema, pathPointerSchema, ttlBodySchema
-} from './schemas.js'
+import { bodyRefs, jsonPointerSchema, keyParamSchema, listQuerySchema, pathPointerSchema } from './schemas.js'
 
 /** Route schemas of listing, batches, expiry and description: each validates and becomes an OpenAPI operation. */
 
@@ -10,24 +8,57 @@ const keyParams = { type: 'object', properties: { key: keyParamSchema } } as con
 const etag = { type: 'string', pattern: '^"[0-9]+"$' } as const
 
 /** A batch's answer: `items`, one per key in the request's order, each with its key and status. */
-function batchItems (itemProperties: Record<string, unknown>) {
-  return {
+function batchAnswer (name: string, description: string, itemName: string, itemDescription: string,
+  itemProperties: Record<string, unknown>) {
+  const item = {
+    $id: itemName,
     type: 'object',
-    properties: {
-      items: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: { key: { type: 'string' }, ...itemProperties },
-          required: ['key', 'status'],
-          additionalProperties: false
-        }
-      }
-    },
+    description: itemDescription,
+    properties: { key: { type: 'string', description: 'The key, as in the request' }, ...itemProperties },
+    required: ['key', 'status'],
+    additionalProperties: false
+  }
+  const answer = {
+    $id: name,
+    type: 'object',
+    description,
+    properties: { items: { type: 'array', items: { $ref: `${itemName}#` } } },
     required: ['items'],
     additionalProperties: false
   }
+  return [answer, item] as const
 }
+
+const batchReadAnswer = batchAnswer('BatchReadAnswer', 'One item per key, in the order of the request', 'BatchReadItem',
+  "One key's answer: its status and, for 200, the document's ETag and the value", {
+  status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
+  etag,
+  expiresIn: { type: 'integer', format: 'int64', minimum: 0, description: 'Seconds the document has left, when it has a time to live' },
+  value: { description: 'The value at the pointer (status 200)' }
+})
+
+const batchWriteAnswer = batchAnswer('BatchWriteAnswer', 'One status per item, in the order of the request', 'BatchWriteResult',
+  "One item's outcome: its status and the document's ETag, or for 422 where it breaks its collection schema", {
+  status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
+  etag,
+  errors: {
+    type: 'array',
+    items: { $ref: 'ValidationError#' },
+    description: 'Status 422: where the item departs from its collection schema'
+  }
+})
+
+const documentPage = {
+  $id: 'DocumentPage',
+  type: 'object',
+  description: 'A page of document keys',
+  properties: {
+    keys: { type: 'array', items: { type: 'string' } },
+    cursor: { type: ['string', 'null'], description: 'Pass back as `cursor` for the next page; null on the last page' }
+  },
+  required: ['keys', 'cursor'],
+  additionalProperties: false
+} as const
 
 export const listSchema = {
   operationId: 'listDocuments',
@@ -37,15 +68,8 @@ export const listSchema = {
     'carries a cursor and a `Link: <...>; rel="next"` header; a page holds about `limit` keys.',
   querystring: listQuerySchema,
   response: {
-    200: jsonResponse('A page of keys', {
-      type: 'object',
-      properties: {
-        keys: { type: 'array', items: { type: 'string' } },
-        cursor: { type: ['string', 'null'], description: 'Pass back as `cursor` for the next page; null on the last page' }
-      },
-      required: ['keys', 'cursor'],
-      additionalProperties: false
-    }, { headers: ['Link'], examples: { page: { keys: ['user:1', 'user:2'], cursor: null } } }),
+    200: jsonResponse('A page of keys', { $ref: 'DocumentPage#' },
+      { headers: ['Link'], examples: { page: { keys: ['user:1', 'user:2'], cursor: null } } }),
     ...problemResponses(400)
   }
 }
@@ -54,14 +78,9 @@ export const batchReadSchema = {
   operationId: 'readBatch',
   tags: ['batch'],
   summary: 'Read the same location in many documents',
-  body: { ...batchReadBodySchema, examples: [{ keys: ['user:1', 'user:2'], pointer: '/name' }] },
+  body: bodyRefs.batchRead,
   response: {
-    200: jsonResponse('One item per key, in order', batchItems({
-      status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
-      etag,
-      expiresIn: { type: 'integer', minimum: 0 },
-      value: { description: 'The value at the pointer (status 200)' }
-    }), { examples: { two: { items: [{ key: 'user:1', status: 200, etag: '"17"', value: 'Ann' }, { key: 'user:2', status: 404 }] } } }),
+    200: jsonResponse('One item per key, in order', { $ref: 'BatchReadAnswer#' }, { examples: { two: { items: [{ key: 'user:1', status: 200, etag: '"17"', value: 'Ann' }, { key: 'user:2', status: 404 }] } } }),
     ...problemResponses(400, 422)
   }
 }
@@ -72,24 +91,20 @@ export const batchWriteSchema = {
   summary: 'Write many whole documents atomically',
   description: 'Each item succeeds or fails on its own precondition and, in a collection with a schema, its own ' +
     'validation (status 422 with `errors`); a malformed item refuses the whole batch before anything is written.',
-  body: { ...batchWriteBodySchema, examples: [{ items: [{ key: 'user:1', value: { name: 'Ann' }, ifNoneMatch: '*' }] }] },
+  body: bodyRefs.batchWrite,
   response: {
-    200: jsonResponse('One status per item, in order', batchItems({
-      status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
-      etag,
-      errors: {
-        type: 'array',
-        items: { $ref: 'ValidationError#' },
-        description: 'Status 422: where the item departs from its collection schema'
-      }
-    }), { examples: { one: { items: [{ key: 'user:1', status: 201, etag: '"18"' }] } } }),
+    200: jsonResponse('One status per item, in order', { $ref: 'BatchWriteAnswer#' }, { examples: { one: { items: [{ key: 'user:1', status: 201, etag: '"18"' }] } } }),
     ...problemResponses(400, 422)
   }
 }
 
 const ttlAnswer = {
+  $id: 'TtlAnswer',
   type: 'object',
-  properties: { ttl: { type: ['number', 'null'], minimum: 0, description: 'Seconds left, or null without a time to live' } },
+  description: "A document's time to live",
+  properties: {
+    ttl: { type: ['number', 'null'], format: 'double', minimum: 0, description: 'Seconds left, or null without a time to live' }
+  },
   required: ['ttl'],
   additionalProperties: false
 } as const
@@ -105,7 +120,7 @@ export const ttlSchemas = {
     params: keyParams,
     querystring: noQuery,
     response: {
-      200: jsonResponse('The time to live', ttlAnswer, { headers: ['ETag', 'Expires-In'], examples: { set: { ttl: 59.87 } } }),
+      200: jsonResponse('The time to live', { $ref: 'TtlAnswer#' }, { headers: ['ETag', 'Expires-In'], examples: { set: { ttl: 59.87 } } }),
       ...ttlProblems
     }
   },
@@ -117,9 +132,9 @@ export const ttlSchemas = {
     params: keyParams,
     querystring: noQuery,
     headers: requestHeaderSchema('If-Match'),
-    body: { ...ttlBodySchema, examples: [{ ttl: 60 }] },
+    body: bodyRefs.ttl,
     response: {
-      200: jsonResponse('The time to live now', ttlAnswer, { headers: ['ETag', 'Expires-In'] }),
+      200: jsonResponse('The time to live now', { $ref: 'TtlAnswer#' }, { headers: ['ETag', 'Expires-In'] }),
       ...ttlProblems
     }
   },
@@ -134,13 +149,15 @@ export const ttlSchemas = {
   }
 }
 
-const description = {
+const valueDescription = {
+  $id: 'ValueDescription',
   type: 'object',
+  description: 'What a value is, as RedisJSON sees it',
   properties: {
     type: { type: 'string', enum: ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null'] },
-    length: { type: 'integer', minimum: 0, description: 'Of strings, arrays and objects' },
+    length: { type: 'integer', format: 'int64', minimum: 0, description: 'Of strings, arrays and objects' },
     keys: { type: 'array', items: { type: 'string' }, description: 'Member names of objects' },
-    memory: { type: 'integer', minimum: 0, description: 'Bytes RedisJSON uses for the value' }
+    memory: { type: 'integer', format: 'int64', minimum: 0, description: 'Bytes RedisJSON uses for the value' }
   },
   required: ['type', 'memory'],
   additionalProperties: false
@@ -160,9 +177,14 @@ export function metaSchema (form: 'document' | 'path') {
       ? noQuery
       : { type: 'object', properties: { pointer: { ...jsonPointerSchema, description: 'RFC 6901 JSON Pointer inside the document' } }, additionalProperties: false },
     response: {
-      200: jsonResponse('The description', description,
+      200: jsonResponse('The description', { $ref: 'ValueDescription#' },
         { headers: ['ETag', 'Expires-In'], examples: { object: { type: 'object', length: 2, keys: ['name', 'tags'], memory: 120 } } }),
       ...problemResponses(400, 404, 409, 422)
     }
   }
 }
+
+/** The named answer schemas of these routes, registered once for serializers and the description. */
+export const collectionAnswerSchemas: ReadonlyArray<{ $id: string }> = [
+  documentPage, ...batchReadAnswer, ...batchWriteAnswer, ttlAnswer, valueDescription
+]

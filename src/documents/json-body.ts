@@ -1,5 +1,4 @@
-import { parseTree, type Node } from 'jsonc-parser'
-import { countMembers } from './json-text.js'
+import { countMembers, firstRepeatedMember } from './json-text.js'
 import { formatPointer } from './pointer.js'
 
 /**
@@ -45,31 +44,9 @@ export function screenJsonBody (bytes: Buffer, maxDepth: number): BodyVerdict {
 
 /** Names the first repeated member name of a JSON text that has one. */
 function repeatedMember (text: string): string {
-  const found = findRepeated(parseTree(text), [])
+  const found = firstRepeatedMember(text)
   if (!found) return 'The body repeats a member name'
   return `The object at ${JSON.stringify(formatPointer(found.at))} has the member name ${JSON.stringify(found.name)} twice`
-}
-
-function findRepeated (node: Node | undefined, at: string[]): { at: string[], name: string } | undefined {
-  if (node?.type === 'object') {
-    const names = new Set<string>()
-    for (const property of node.children ?? []) {
-      const name = String(property.children?.[0]?.value)
-      if (names.has(name)) return { at, name }
-      names.add(name)
-    }
-    for (const property of node.children ?? []) {
-      const found = findRepeated(property.children?.[1], [...at, String(property.children?.[0]?.value)])
-      if (found) return found
-    }
-  }
-  if (node?.type === 'array') {
-    for (const [index, item] of (node.children ?? []).entries()) {
-      const found = findRepeated(item, [...at, String(index)])
-      if (found) return found
-    }
-  }
-  return undefined
 }
 
 /** How many arrays and objects nest in a value that already passed screening. */

@@ -1,19 +1,10 @@
+import { stringEnd } from './raw-json.js'
+
 /**
  * Linear scans of JSON texts that already parsed, for what JSON.parse does not tell: how many object
  * members the text writes (repeated names vanish from the parsed value), and how long RedisJSON's
  * serialisation of it can be.
  */
-
-/** The position after the closing quote of the string whose content starts at `from`. */
-function stringEnd (text: string, from: number): number {
-  for (let at = from; ; at++) {
-    at = text.indexOf('"', at)
-    if (at === -1) return text.length
-    let backslashes = 0
-    while (text.charCodeAt(at - 1 - backslashes) === 92) backslashes++
-    if (backslashes % 2 === 0) return at + 1
-  }
-}
 
 /** Calls visit with each stretch of the text outside strings, in order. */
 function eachOutsideStrings (text: string, visit: (from: number, to: number) => void): void {
@@ -38,6 +29,57 @@ export function countMembers (text: string): number {
     }
   })
   return members
+}
+
+interface Container {
+  /** Member names seen so far, for an object. */
+  names?: Set<string>
+  /** The next element's index, for an array. */
+  index: number
+  /** Where the container is in the text's value. */
+  token: string
+}
+
+/** The first object member whose name its object already has, and where that object is: one pass. */
+export function firstRepeatedMember (text: string): { at: string[], name: string } | undefined {
+  const open: Container[] = []
+  let expectName = false
+  let lastName = ''
+  for (let index = 0; index < text.length; index++) {
+    const top = open.at(-1)
+    switch (text.charCodeAt(index)) {
+      case 34: {
+        const end = stringEnd(text, index + 1)
+        if (expectName && top?.names) {
+          const quoted = text.slice(index, end)
+          const name = quoted.includes('\\') ? JSON.parse(quoted) as string : quoted.slice(1, -1)
+          if (top.names.has(name)) return { at: open.slice(1).map((container) => container.token), name }
+          top.names.add(name)
+          lastName = name
+          expectName = false
+        }
+        index = end - 1
+        break
+      }
+      case 123:
+      case 91: {
+        const token = top === undefined ? '' : top.names ? lastName : String(top.index)
+        const isObject = text.charCodeAt(index) === 123
+        open.push(isObject ? { names: new Set(), index: 0, token } : { index: 0, token })
+        expectName = isObject
+        break
+      }
+      case 125:
+      case 93:
+        open.pop()
+        break
+      case 44:
+        if (top?.names) expectName = true
+        else if (top) top.index++
+        break
+    }
+  }
+  return undefined
 }
 
 /** The longest text RedisJSON writes for one number (a double in exponent form, with its sign). */

@@ -1,9 +1,8 @@
 import { UnaddressableError, UnstorableJsonError, withExtensions } from '../errors.js'
-import type { Node } from 'jsonc-parser'
 import type { JsonBody } from './json-body.js'
 import { nestingDepth } from './json-body.js'
 import { parsePointer, unwritableToken } from './pointer.js'
-import { RawJson } from './raw-json.js'
+import { RawJson, type RawNode } from './raw-json.js'
 import type { PreparedOperation } from './store/index.js'
 
 interface OperationBody {
@@ -46,7 +45,7 @@ export function prepareOperations (body: JsonBody, base: readonly string[], maxD
   })
 }
 
-function argumentsOf (operation: OperationBody, raw: RawJson, node: Node | undefined): [string, string, string] {
+function argumentsOf (operation: OperationBody, raw: RawJson, node: RawNode | undefined): [string, string, string] {
   const text = (name: string) => raw.memberText(node, name) ?? ''
   const number = (value: number | undefined) => value === undefined ? '' : String(value)
   switch (operation.op) {

@@ -2,7 +2,7 @@ import {
   emptyResponse, headers, jsonResponse, problemResponses, requestHeaderSchema
 } from '../openapi/components.js'
 import {
-  jsonPatchSchema, jsonPointerSchema, keyParamSchema, operationsBodySchema, pathPointerSchema, readQuerySchema, writeQuerySchema
+  bodyRefs, jsonPointerSchema, keyParamSchema, pathPointerSchema, readQuerySchema, writeQuerySchema
 } from './schemas.js'
 
 /**
@@ -55,9 +55,7 @@ const recordHeaders = ['ETag', 'Expires-In'] as const
 
 const examples = {
   user: { name: 'Ann', tags: ['a'] },
-  merge: { name: null, age: 30 },
-  patch: [{ op: 'add', path: '/tags/-', value: 'b' }, { op: 'test', path: '/age', value: 30 }],
-  operation: { op: 'incr', by: 1 }
+  merge: { name: null, age: 30 }
 }
 
 function read (form: DocumentForm) {
@@ -119,31 +117,33 @@ function patch (form: DocumentForm) {
       content: {
         'application/merge-patch+json': { schema: { ...anyJson, examples: [examples.merge] } },
         'application/json': { schema: { ...anyJson, examples: [examples.merge] } },
-        'application/json-patch+json': { schema: { ...jsonPatchSchema, examples: [examples.patch] } }
+        'application/json-patch+json': { schema: bodyRefs.jsonPatch }
       }
     },
     response: writeResponses('Created: the merge patch added a member to an existing object')
   }
 }
 
-const operationResult = {
-  oneOf: [
-    {
-      type: 'object',
-      description: 'The result of one operation',
-      properties: { result: anyJson },
-      required: ['result'],
-      additionalProperties: false
-    },
-    {
-      type: 'object',
-      description: 'The results of a list of operations, in order',
-      properties: { results: { type: 'array', items: anyJson } },
-      required: ['results'],
-      additionalProperties: false
-    }
-  ]
-}
+/**
+ * One object with either member rather than a union of two: a client generated from a union of two
+ * objects cannot tell them apart when the member that differs may be null (openapi-generator's Python
+ * client takes `{"results":[...]}` for a `result` of null).
+ */
+const operationAnswerSchema = {
+  $id: 'OperationAnswer',
+  type: 'object',
+  description: '`result` for one operation, `results` (in order) for a list: exactly one of them',
+  properties: {
+    result: { description: 'The result of the one operation: any JSON value' },
+    results: { type: 'array', items: anyJson, description: 'The results of a list of operations, in order' }
+  },
+  minProperties: 1,
+  maxProperties: 1,
+  additionalProperties: false
+} as const
+
+/** The named answer schemas of the document resource, registered once for serializers and the description. */
+export const documentAnswerSchemas: ReadonlyArray<{ $id: string }> = [operationAnswerSchema]
 
 function post (form: DocumentForm) {
   return {
@@ -154,9 +154,9 @@ function post (form: DocumentForm) {
     params: params(form),
     querystring: query(form, writeQuerySchema),
     headers: requestHeaderSchema('If-Match'),
-    body: { content: { 'application/json': { schema: { ...operationsBodySchema, examples: [examples.operation] } } } },
+    body: { content: { 'application/json': { schema: bodyRefs.operations } } },
     response: {
-      200: jsonResponse('The results', operationResult, { headers: [...recordHeaders], examples: { one: { result: 31 } } }),
+      200: jsonResponse('The results', { $ref: 'OperationAnswer#' }, { headers: [...recordHeaders], examples: { one: { result: 31 } } }),
       ...problemResponses(400, 404, 409, 412, 422)
     }
   }

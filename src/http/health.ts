@@ -9,7 +9,7 @@ const healthSchema = {
   summary: 'Whether the service and its Redis answer',
   response: {
     200: jsonResponse('Redis answers', {
-      type: 'object', properties: { status: { const: 'ok' } }, required: ['status'], additionalProperties: false
+      type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'], additionalProperties: false
     })
   }
 }

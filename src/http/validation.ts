@@ -1,5 +1,10 @@
 import { Ajv } from 'ajv'
+import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default
+/** The numeric formats OpenAPI defines, which route schemas give so that generated clients pick wide types. */
+const NUMERIC_FORMATS = ['int32', 'int64', 'float', 'double'] as const
 
 /**
  * Route schema compilation with two ajv instances. Bodies are validated strictly: no coercion, no
@@ -10,6 +15,8 @@ import type { FastifySchemaCompiler } from 'fastify'
 export function createValidatorCompiler (shared: readonly object[] = []): FastifySchemaCompiler<unknown> {
   const strict = new Ajv({ coerceTypes: false, useDefaults: false, removeAdditional: false, discriminator: true, allErrors: false })
   const lenient = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: true, discriminator: true, allErrors: false })
+  addFormats(strict, [...NUMERIC_FORMATS])
+  addFormats(lenient, [...NUMERIC_FORMATS])
   for (const schema of shared) {
     strict.addSchema(schema)
     lenient.addSchema(schema)

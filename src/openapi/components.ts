@@ -52,7 +52,11 @@ export const problemSchema = {
         'where the document, as the write would leave it, departs from its collection schema',
       items: { $ref: 'ValidationError#' }
     },
-    collection: { type: 'string', description: 'For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write' },
+    collection: {
+      type: 'string',
+      description: 'For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a ' +
+        'write: the collection whose stored schema the service cannot run'
+    },
     operation: { type: 'integer', minimum: 0, description: 'Index of the failing operation (JSON Patch, operations)' },
     path: { type: 'string', description: 'For DOCS_ERR_PATCH_FAILED: the path of the failing JSON Patch operation' },
     pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' },

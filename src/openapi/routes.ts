@@ -4,6 +4,8 @@ const served = { usesStorage: false }
 
 /** GET /openapi.json and /openapi.yaml: the generated description, the same object in two notations. */
 export default async function openapiRoutes (app: FastifyInstance) {
+  // Serialised once: the description never changes while the service runs, and it is a few hundred kB.
+  let json: string | undefined
   app.get('/openapi.json', {
     config: served,
     schema: {
@@ -12,7 +14,7 @@ export default async function openapiRoutes (app: FastifyInstance) {
       summary: 'This OpenAPI 3.1 description, as JSON',
       response: { 200: { description: 'The description', content: { 'application/json': { schema: { type: 'object' } } } } }
     }
-  }, async (_request, reply) => reply.type('application/json').send(JSON.stringify(app.swagger())))
+  }, async (_request, reply) => reply.type('application/json').send(json ??= JSON.stringify(app.swagger())))
 
   app.get('/openapi.yaml', {
     config: served,

@@ -10,6 +10,8 @@ export interface RedisPluginOptions {
   commandTimeoutMs: number
   /** Client-side caching of reads, bounded to this many replies; 0 turns it off. */
   cacheMaxEntries?: number
+  /** The key prefix whose changes Redis reports to the cache (all keys when empty). */
+  trackedPrefix?: string
 }
 
 /** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
@@ -32,13 +34,13 @@ declare module 'fastify' {
  * Commands carry no node-redis timeout (its default is 5 s): it only covers the wait before a command
  * is written, costs an AbortSignal and a timer per command, and the store's deadline bounds every call.
  */
-export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntries = 0 }: RedisPluginOptions) {
+export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntries = 0, trackedPrefix = '' }: RedisPluginOptions) {
   let connectedOnce = false
   const client = createClient({
     ...('url' in connection ? { url: connection.url } : {}),
     RESP: 3,
     modules: { text: cacheableReads },
-    ...(cacheMaxEntries > 0 ? { clientSideCache: new BoundedClientSideCache({ maxEntries: cacheMaxEntries }) } : {}),
+    ...(cacheMaxEntries > 0 ? { clientSideCache: new BoundedClientSideCache({ maxEntries: cacheMaxEntries, trackedPrefix }) } : {}),
     disableOfflineQueue: true,
     commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
     commandOptions: { timeout: 0 },

@@ -19,7 +19,7 @@ export default fp<SchemasPluginOptions>(async function schemasPlugin (app, optio
   const storage = createSchemaStorage(app.redis, options)
   app.decorate('schemas', {
     storage,
-    rules: createSchemaRules(storage, options.collectionSeparator),
+    rules: createSchemaRules(storage, options.collectionSeparator, app.log),
     separator: options.collectionSeparator
   })
 }, { name: 'schemas', dependencies: ['redis'], fastify: '5.x' })

@@ -4,7 +4,7 @@ import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
 import { checkCollectionName } from './collection.js'
 import { conformanceReport } from './report.js'
-import { deleteSchemaSchema, getSchemaSchema, listSchemasSchema, putSchemaSchema } from './route-schemas.js'
+import { schemaRouteSchemas } from './route-schemas.js'
 import { compileDocumentSchema } from './validator.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'
@@ -14,6 +14,7 @@ interface CollectionParams { collection: string }
 /** `/schemas/{collection}`: register, read, replace, list and remove collection schemas. */
 export default async function schemaRoutes (app: FastifyInstance) {
   const { storage, separator } = app.schemas
+  const schemas = schemaRouteSchemas(separator)
   const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
     const { collection } = request.params
     const problem = checkCollectionName(collection, separator)
@@ -21,14 +22,14 @@ export default async function schemaRoutes (app: FastifyInstance) {
     return collection
   }
 
-  app.get('/schemas', { schema: listSchemasSchema }, async (_request, reply) => {
+  app.get('/schemas', { schema: schemas.list }, async (_request, reply) => {
     const collections = await storage.list()
     return reply.type('application/json').send(JSON.stringify({
       collections: collections.map(({ collection, revision }) => ({ collection, etag: etagOf(revision) }))
     }))
   })
 
-  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: getSchemaSchema },
+  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.get },
     async (request, reply) => {
       const collection = collectionOf(request)
       const stored = await storage.get(collection)
@@ -39,7 +40,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     })
 
   app.put<{ Params: CollectionParams }>('/schemas/:collection', {
-    schema: putSchemaSchema,
+    schema: schemas.put,
     preValidation: acceptMediaTypes(SCHEMA_MEDIA_TYPE, 'application/json')
   }, async (request, reply) => {
     const collection = collectionOf(request)
@@ -52,7 +53,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
   })
 
-  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: deleteSchemaSchema },
+  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.delete },
     async (request, reply) => {
       const collection = collectionOf(request)
       if (!await storage.remove(collection, conditionsOf(request))) {

@@ -1,5 +1,7 @@
+import type { FastifyBaseLogger } from 'fastify'
+import { InvalidSchemaError, withExtensions, type ProblemExtensions } from '../errors.js'
 import { collectionOf } from './collection.js'
-import type { SchemaStorage } from './storage.js'
+import type { SchemaStorage, StoredSchema } from './storage.js'
 import { compileDocumentSchema, type DocumentValidator } from './validator.js'
 
 /**
@@ -28,10 +30,34 @@ export interface SchemaRules {
 /** Collections whose rules an instance keeps; the least recently loaded go first. */
 const MAX_CACHED_COLLECTIONS = 1000
 
-export function createSchemaRules (storage: SchemaStorage, separator: string): SchemaRules {
+/** A stored schema as this instance compiled it: its validator, or why this version refuses it. */
+interface CompiledSchema {
+  revision: string
+  validate?: DocumentValidator
+  refusal?: string
+}
+
+export function createSchemaRules (storage: SchemaStorage, separator: string, log: FastifyBaseLogger): SchemaRules {
   const cache = new Map<string, Promise<WriteRules>>()
-  const compiled = new Map<string, { revision: string, validate: DocumentValidator }>()
+  const compiled = new Map<string, CompiledSchema>()
   const unguarded: WriteRules = { schemaKey: storage.keyOf(''), guard: '-' }
+
+  /*
+   * A schema stored by an earlier version may break a rule added since (a pattern the linear-time engine
+   * cannot run). It is never run another way, nor skipped: writes to its collection fail until it is
+   * replaced. The refusal is kept per revision, so writes do not compile it again.
+   */
+  function compile (collection: string, stored: StoredSchema): CompiledSchema {
+    try {
+      return { revision: stored.revision, validate: compileDocumentSchema(JSON.parse(stored.text)) }
+    } catch (error) {
+      if (!(error instanceof InvalidSchemaError)) throw error
+      const refusal = refusalOf(error)
+      log.warn({ collection, revision: stored.revision, refusal },
+        'the stored schema of a collection is refused by this version: writes to its documents fail until it is replaced')
+      return { revision: stored.revision, refusal }
+    }
+  }
 
   async function load (collection: string): Promise<WriteRules> {
     const schemaKey = storage.keyOf(collection)
@@ -42,9 +68,10 @@ export function createSchemaRules (storage: SchemaStorage, separator: string): S
     }
     let entry = compiled.get(collection)
     if (entry?.revision !== stored.revision) {
-      entry = { revision: stored.revision, validate: compileDocumentSchema(JSON.parse(stored.text)) }
+      entry = compile(collection, stored)
       compiled.set(collection, entry)
     }
+    if (entry.refusal !== undefined) throw unusableSchema(collection, entry.refusal)
     return { collection, schemaKey, guard: stored.revision, validate: entry.validate }
   }
 
@@ -82,4 +109,17 @@ export function createSchemaRules (storage: SchemaStorage, separator: string): S
       return false
     }
   }
+}
+
+/** What makes a stored schema unusable, in a sentence with pointers into the schema. */
+function refusalOf (error: InstanceType<typeof InvalidSchemaError> & ProblemExtensions): string {
+  const errors = (error.problemExtensions?.errors ?? []) as Array<{ pointer: string, detail: string }>
+  const places = errors.slice(0, 3).map(({ pointer, detail }) => `${pointer}: ${detail}`)
+  return [error.message, ...places].join('; ')
+}
+
+function unusableSchema (collection: string, refusal: string) {
+  return withExtensions(new InvalidSchemaError(`The schema stored for collection "${collection}" breaks the rules ` +
+    `of this version (${refusal}), probably registered before them. Writes to the collection's documents are ` +
+    `refused until the schema is replaced (PUT /schemas/${collection})`), { collection })
 }

@@ -155,3 +155,49 @@ describe('MAX_WORK_BYTES bounds what one patch makes Redis do', () => {
     expect((await jsonPatch(app, `/docs/${key}`, tests)).statusCode).toBe(200)
   })
 })
+
+describe('members reached through their parent\'s text', () => {
+  it('are refused rather than walked when the parent is larger than the work limit allows, for reads and writes', async () => {
+    const tight = await buildTestApp({ limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 64 * 1024 } })
+    const key = uniqueKey()
+    const parent = Object.fromEntries(Array.from({ length: 400 }, (_, index) => [`m${index}`, { v: [index, 'x'.repeat(10)] }]))
+    await put(tight, `/docs/${key}`, { small: { 'a\\b': 1 }, large: { ...parent, 'a\\b': 1 } })
+    const tightRedis = (text: string) => redis.sendCommand<string | null>(['JSON.GET', tight.keyPrefix + key]).then((now) => now === text)
+    const before = (await redis.sendCommand<string>(['JSON.GET', tight.keyPrefix + key]))!
+    // Reads reach such a member by its escaped path step; writes and names starting with a space need the walk.
+    expect((await get(tight, `/docs/${key}/large/a%5Cb`)).json()).toBe(1)
+    for (const response of [
+      await get(tight, `/docs/${key}/large/%20lead`),
+      await put(tight, `/docs/${key}/large/a%5Cb`, 2),
+      await tight.inject({ method: 'DELETE', url: `/docs/${key}/large/a%5Cb` }),
+      await jsonPatch(tight, `/docs/${key}`, [{ op: 'replace', path: '/large/a\\b', value: 3 }])
+    ]) {
+      expect(response.statusCode).toBe(422)
+      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    }
+    expect(await tightRedis(before)).toBe(true)
+    for (const suffix of ['\u001fcopy', '\u001fwork', '\u001fscratch']) {
+      expect(await redis.exists(`${tight.keyPrefix}${key}${suffix}`)).toBe(0)
+    }
+    expect((await get(tight, `/docs/${key}/small/a%5Cb`)).json()).toBe(1)
+    expect((await put(tight, `/docs/${key}/small/a%5Cb`, 2)).statusCode).toBe(200)
+  })
+})
+
+describe('deep pointers', () => {
+  it('cost a patch of 1000 operations on 100-token pointers a bounded amount of work', async () => {
+    // RedisJSON parses each step's path anew: resolving 99 digit tokens costs about 235 kB of the budget.
+    const app = await buildTestApp({ limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 2 * 1024 * 1024 } })
+    const key = uniqueKey()
+    let nested: unknown = 1
+    for (let level = 0; level < 99; level++) nested = [nested]
+    await put(app, `/docs/${key}`, nested)
+    const pointer = '/0'.repeat(99)
+    const tests = Array.from({ length: 1000 }, () => ({ op: 'test', path: pointer, value: 1 }))
+    const response = await jsonPatch(app, `/docs/${key}`, tests)
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    expect((await jsonPatch(app, `/docs/${key}`, tests.slice(0, 5))).statusCode).toBe(200)
+    expect((await get(app, `/docs/${key}${pointer}`)).json()).toBe(1)
+  })
+})

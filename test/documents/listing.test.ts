@@ -80,4 +80,11 @@ describe('GET /docs lists the namespace', () => {
     const largest = await app.inject({ method: 'GET', url: `/docs?prefix=forged&cursor=${forge('forged', '18446744073709551615')}` })
     expect(largest.statusCode).toBe(200)
   })
+
+  it('never lists the keys scripts keep beside documents, even one left behind', async () => {
+    await put(app, '/docs/inner%3Adoc', {})
+    await redis.sendCommand(['JSON.SET', `${app.keyPrefix}inner:doc\u001fcopy`, '$', '{}'])
+    expect((await listAll('inner:', 10)).keys).toEqual(['inner:doc'])
+    await redis.del(`${app.keyPrefix}inner:doc\u001fcopy`)
+  })
 })

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { renderOpenapiArtifacts } from '../../scripts/openapi.js'
 import { problemTypePath, problemTypes } from '../../src/errors.js'
-import { buildTestApp, get } from '../helpers/app.js'
+import { buildTestApp, get, send } from '../helpers/app.js'
 
 const app = await buildTestApp()
 const document = app.swagger() as unknown as {
@@ -48,6 +48,72 @@ describe('the generated description', () => {
   it('documents 503 with Retry-After on the routes that reach Redis', () => {
     const put = document.paths['/docs/{key}']!.put!.responses['503'] as { headers?: Record<string, unknown> }
     expect(Object.keys(put.headers ?? {})).toEqual(['Retry-After'])
+  })
+})
+
+type Schema = { [keyword: string]: unknown }
+type Operation = { parameters?: Array<{ name: string, in: string, schema: Schema }>, requestBody?: { content: Record<string, { schema: Schema }> } }
+
+/** Every schema object in a part of the description, with where it is. */
+function schemasIn (node: unknown, at: string, found: Array<[string, Schema]> = []): Array<[string, Schema]> {
+  if (Array.isArray(node)) node.forEach((item, index) => schemasIn(item, `${at}/${index}`, found))
+  else if (node !== null && typeof node === 'object') {
+    const object = node as Schema
+    if ('type' in object || 'const' in object || 'properties' in object || 'oneOf' in object) found.push([at, object])
+    for (const [key, value] of Object.entries(object)) if (key !== 'examples' && key !== 'example') schemasIn(value, `${at}/${key}`, found)
+  }
+  return found
+}
+
+const components = (document.components.schemas as unknown as Record<string, Schema>)
+const allOperations = operations as unknown as Array<Operation & { operationId: string }>
+
+describe('for generated clients', () => {
+  it('puts every structured request body in a named component, never inline', () => {
+    for (const operation of allOperations) {
+      for (const [mediaType, { schema }] of Object.entries(operation.requestBody?.content ?? {})) {
+        // A document body is any JSON value: no structure to name.
+        if (Object.keys(schema).every((keyword) => keyword === 'description')) continue
+        expect(schema.$ref, `${operation.operationId} ${mediaType}`).toMatch(/^#\/components\/schemas\/[A-Z]\w+$/)
+      }
+    }
+  })
+
+  it('gives every schema with members, items or a constant its type, and every number a width', () => {
+    const described = [...schemasIn(document.paths, '#/paths'), ...schemasIn(components, '#/components/schemas')]
+    for (const [at, schema] of described) {
+      if ('properties' in schema || 'const' in schema) expect(schema.type, at).toBeDefined()
+      if ('items' in schema) expect(schema.type, at).toBe('array')
+      const types = [schema.type].flat()
+      if (types.includes('number')) expect(schema.format, at).toBe('double')
+    }
+  })
+
+  it('names each array item and union branch that has members', () => {
+    for (const [at, schema] of schemasIn(components, '#/components/schemas')) {
+      const items = schema.items as Schema | undefined
+      if (items && 'properties' in items) throw new Error(`${at}: items with members and no name`)
+      for (const branch of (schema.oneOf ?? []) as Schema[]) expect(branch.properties, `${at}: oneOf`).toBeUndefined()
+    }
+  })
+
+  it('says what the service checks of a collection name: no control character and no separator', () => {
+    const parameter = allOperations.find((operation) => operation.operationId === 'putSchema')!.parameters!
+      .find((candidate) => candidate.name === 'collection')!
+    const pattern = new RegExp(parameter.schema.pattern as string, 'u')
+    expect(['users', 'a b', 'é/x'].filter((name) => !pattern.test(name))).toEqual([])
+    expect(['a:b', 'a\u0001b', 'a\u0085b'].filter((name) => pattern.test(name))).toEqual([])
+    expect(parameter.schema).toMatchObject({ minLength: 1, maxLength: 1024 })
+  })
+
+  it('follows a separator of several characters, with characters a pattern must escape', async () => {
+    const dotted = await buildTestApp({ collectionSeparator: '.*' })
+    const put = (collection: string) => send(dotted, 'PUT', `/schemas/${collection}`, '{}', {}, 'application/schema+json')
+    expect((await put('a.*b')).statusCode).toBe(400)
+    expect((await put('a.b')).statusCode).toBe(201)
+    const described = dotted.swagger() as unknown as { paths: Record<string, Record<string, Operation>> }
+    const parameter = described.paths['/schemas/{collection}']!.put!.parameters!.find((candidate) => candidate.name === 'collection')!
+    expect(new RegExp(parameter.schema.pattern as string, 'u').test('a.*b')).toBe(false)
   })
 })
 

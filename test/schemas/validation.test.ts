@@ -197,3 +197,15 @@ describe('a schema change', () => {
     expect((await write()).json().items[0]).toMatchObject({ status: 201 })
   })
 })
+
+describe('uniqueItems on a large array', () => {
+  it('is checked in linear time: 40,000 objects at once (ajv compared every pair, 279 s), a duplicate in any member order found', async () => {
+    const collection = uniqueKey('unique')
+    expect((await put(app, `/schemas/${collection}`, { type: 'object', properties: { list: { type: 'array', uniqueItems: true } } })).statusCode).toBe(201)
+    const list = Array.from({ length: 40_000 }, (_, index) => ({ a: index, b: 'x' }))
+    expect((await put(app, `/docs/${collection}:1`, { list })).statusCode).toBe(201)
+    const refused = await put(app, `/docs/${collection}:2`, { list: [...list, { b: 'x', a: 7 }] })
+    expect(refused.statusCode).toBe(422)
+    expect(refused.json().errors).toEqual([expect.objectContaining({ pointer: '/list', keyword: 'uniqueItems' })])
+  })
+})

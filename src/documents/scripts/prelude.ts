@@ -17,6 +17,9 @@ import { LuaScript } from '../../redis/lua-script.js'
 const LUA_WALK = 16
 const LUA_PARSE = 64
 
+/** How an error reply of a script that stopped at the work limit starts. */
+export const TOO_COSTLY = 'TOOCOSTLY'
+
 export const prelude = `
 local argi = 0
 local function arg() argi = argi + 1; return ARGV[argi] end
@@ -33,15 +36,9 @@ local function kindOf(key)
   return 'json'
 end
 
-local function typeAt(key, path)
-  return redis.call('JSON.TYPE', key, path)[1]
-end
-
-local function isIndex(index) return index ~= '' and index ~= '-' end
-
--- Bytes of JSON text a write may still make Redis handle beyond the write itself (the write guard sets
--- the budget; reads are not bounded here). Text a Lua loop walks counts LUA_WALK times, and text parsed
--- into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
+-- Bytes of JSON text a script may still make Redis handle beyond the write itself (the write guard and the
+-- read scripts set the budget to MAX_WORK_BYTES). Text a Lua loop walks counts LUA_WALK times, and text
+-- parsed into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
 local LUA_WALK, LUA_PARSE = ${LUA_WALK}, ${LUA_PARSE}
 local workLeft = math.huge
 local function spend(bytes)
@@ -49,12 +46,29 @@ local function spend(bytes)
   return workLeft >= 0
 end
 
+-- Raised before work that would pass the budget; a write's script catches it and leaves Redis as it was.
+local TOO_COSTLY = { err = '${TOO_COSTLY} the request would make Redis walk more JSON text than MAX_WORK_BYTES' }
+local function charge(bytes)
+  if not spend(bytes) then error(TOO_COSTLY) end
+end
+
+-- RedisJSON parses a path anew for every command: a long one costs like walking that much text in Lua.
+local function typeAt(key, path)
+  charge(#path * LUA_WALK)
+  return redis.call('JSON.TYPE', key, path)[1]
+end
+
+local function isIndex(index) return index ~= '' and index ~= '-' end
+
 -- Digits address an element of an array and a member of anything else.
 local function resolve(key, tokens, upto)
-  local path = '$'
+  local path, found = '$', true
   for i = 1, upto do
     local token = tokens[i]
-    if isIndex(token.index) and typeAt(key, path) == 'array' then
+    -- Below a missing value nothing is an array: no need to ask.
+    local kind = found and isIndex(token.index) and typeAt(key, path)
+    if kind == nil then found = false end
+    if kind == 'array' then
       path = path .. '[' .. token.index .. ']'
     else
       path = path .. token.member
@@ -144,7 +158,7 @@ end
 local function namedMember(key, loc)
   if loc.parentType ~= 'object' then return nil end
   local text = valueAt(key, loc.parent)
-  spend(#text * LUA_WALK)
+  charge(#text * LUA_WALK)
   local list = membersOf(text)
   for i, member in ipairs(list) do
     if member.name == loc.named then return text, list, i end
@@ -357,7 +371,12 @@ end
 `
 
 const commitReply = `
-local reply = main()
+local finished, reply = pcall(main)
+if not finished then
+  redis.call('DEL', copyKey, KEYS[3], KEYS[4])
+  if reply == TOO_COSTLY then return { 'toocostly' } end
+  error(reply)
+end
 local status = reply[1]
 local succeeded = status == 'ok' or status == 'created'
 if previewing then

@@ -1,8 +1,14 @@
 import { LuaScript } from '../../redis/lua-script.js'
 import { documentHeader, prelude } from './prelude.js'
 
+/*
+ * Both scripts below take, after the pointer, the work limit in bytes: they stop with an error reply
+ * starting TOO_COSTLY rather than walk a parent object's text in Lua past it.
+ */
+
 /** GET of a location whose digit tokens did not all address array elements: resolve, then read. */
 export const readScript = new LuaScript(prelude + documentHeader + `
+workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local value = getAt(doc, locate(doc, tokens))
@@ -13,6 +19,7 @@ return { 'ok', version, value, expires or false }
 
 /** What is at a location: type, size (string, array, object), member names and memory use. */
 export const describeScript = new LuaScript(prelude + documentHeader + `
+workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local loc = locate(doc, tokens)

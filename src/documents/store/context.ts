@@ -1,7 +1,8 @@
 import type { ErrorReply } from 'redis'
 import {
-  NotFoundError, PreconditionFailedError, WrongTypeError
+  limitExceeded, NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
+import { TOO_COSTLY } from '../scripts/prelude.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
@@ -54,7 +55,7 @@ export function keysOf (context: StoreContext, key: string): string[] {
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
 export function call<T> (context: StoreContext, key: string, work: Promise<T>): Promise<T> {
-  return redisCall(work, context.timeoutMs, (error) => translateRedisError(key, error))
+  return redisCall(work, context.timeoutMs, (error) => translateRedisError(context, key, error))
 }
 
 /**
@@ -122,7 +123,14 @@ export function checkStatus (status: string, address: DocumentAddress): void {
   }
 }
 
-/** Redis error replies as domain errors: a wrong-type key is a conflict. */
-function translateRedisError (key: string, error: ErrorReply): Error {
+/** The 422 of a request that would make Redis walk more JSON text than MAX_WORK_BYTES. */
+export function tooCostly ({ limits }: StoreContext, what = 'The request') {
+  return limitExceeded('MAX_WORK_BYTES', limits.workBytes,
+    `${what} would make Redis handle more than ${limits.workBytes} bytes of JSON text at once; nothing was written`)
+}
+
+/** Redis error replies as domain errors: a wrong-type key is a conflict, a script at its work limit a 422. */
+function translateRedisError (context: StoreContext, key: string, error: ErrorReply): Error {
+  if (error.message.includes(TOO_COSTLY)) return tooCostly(context)
   return /wrong ?type|wrong Redis type/i.test(error.message) ? new WrongTypeError(key) : error
 }

@@ -3,7 +3,7 @@ import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../schemas/rules.js'
 import type { DocumentValidator, Violation } from '../../schemas/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
-import { call, keysOf, screenDepth, write, type ScriptReply, type StoreContext } from './context.js'
+import { call, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
 
 /**
  * How a write's result is checked against its collection's schema: 'result' previews the write and
@@ -57,10 +57,7 @@ export function checkCost (context: StoreContext, key: string, reply: ScriptRepl
     throw limitExceeded('MAX_DOCUMENT_BYTES', limits.documentBytes,
       `The write would make document "${key}" ${String(reply[1])} bytes long; documents hold at most ${limits.documentBytes}`)
   }
-  if (reply[0] === 'toocostly') {
-    throw limitExceeded('MAX_WORK_BYTES', limits.workBytes,
-      `The request would make Redis handle more than ${limits.workBytes} bytes of JSON text at once; nothing was written`)
-  }
+  if (reply[0] === 'toocostly') throw tooCostly(context)
   return reply
 }
 

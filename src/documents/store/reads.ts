@@ -31,6 +31,9 @@ export interface Listing {
   cursor?: string
 }
 
+/** A control character: no document key has one, every key the scripts keep beside documents does. */
+const INTERNAL_KEY = /\p{Cc}/u
+
 /** SCAN rounds one listing page may take before it answers with what it has. */
 const MAX_SCAN_ROUNDS = 16
 
@@ -54,7 +57,7 @@ export function documentReads (context: StoreContext) {
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
     const reply = await call(context, address.key, readScript.run<ScriptReply>(client, keysOf(context, address.key),
-      ['', '', '1', '', ...pointerArgs(address.tokens)]))
+      ['', '', '1', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
     checkStatus(reply[0], address)
     return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
   }
@@ -145,7 +148,7 @@ export function documentReads (context: StoreContext) {
     async describe (address: DocumentAddress): Promise<Description> {
       screenDepth(address)
       const reply = await call(context, address.key, describeScript.run<ScriptReply>(client, keysOf(context, address.key),
-        ['', '', '0', '', ...pointerArgs(address.tokens)]))
+        ['', '', '0', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
       checkStatus(reply[0], address)
       const [type, length, memory, keys] = reply[2] as [string, number | null, number, string[] | null]
       return {
@@ -219,7 +222,10 @@ export function documentReads (context: StoreContext) {
       for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
         const [following, keys] = await call(context, prefix, client.sendCommand<[string, string[]]>(
           ['SCAN', next, 'MATCH', match, 'COUNT', String(limit), 'TYPE', 'ReJSON-RL']))
-        for (const key of keys) found.add(key.slice(context.keyPrefix.length))
+        for (const key of keys) {
+          // Scripts' copies and scratch keys are JSON too; their control characters tell them from documents.
+          if (!INTERNAL_KEY.test(key)) found.add(key.slice(context.keyPrefix.length))
+        }
         next = following
         if (next === '0' || found.size >= limit) break
       }
