@@ -19,54 +19,6 @@ export const knownFindings = {
 }
 
 /**
- * A body whose text nests thousands of levels deep inside a member that a repeated name then replaces
- * (`{"a":[[[...]]],"a":1}`) is 500: JSON.parse keeps the shallow value, so the depth check passes, and
- * naming the repeated member (jsonc-parser's recursive parseTree) overflows the stack.
- */
-export function shadowsDeepValue (body: string | Buffer): boolean {
-  const text = body.toString()
-  const depth = textDepth(text)
-  if (depth <= 1000) return false
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return false
-  }
-  return valueDepth(value) < depth
-}
-
-/** How deep a parsed value nests, walked without recursion (it may be thousands of levels deep). */
-function valueDepth (value: unknown): number {
-  let deepest = 0
-  const pending: Array<[unknown, number]> = [[value, 0]]
-  while (pending.length > 0) {
-    const [item, depth] = pending.pop()!
-    if (typeof item !== 'object' || item === null) continue
-    deepest = Math.max(deepest, depth + 1)
-    for (const child of Object.values(item)) pending.push([child, depth + 1])
-  }
-  return deepest
-}
-
-/** The deepest nesting of brackets in a text, outside strings. */
-function textDepth (text: string): number {
-  let depth = 0
-  let deepest = 0
-  let inString = false
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index]
-    if (inString) {
-      if (char === '\\') index++
-      else if (char === '"') inString = false
-    } else if (char === '"') inString = true
-    else if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth)
-    else if (char === ']' || char === '}') depth--
-  }
-  return deepest
-}
-
-/**
  * A JSONPath whose quoted name or string literal holds a character beyond U+FFFF together with a
  * backslash escape passes the screen, and RedisJSON 2.8 crashes on it for some such characters:
  * `$["\😀"]`, `$["😀\f"]`, `$["\u0041😀"]`, `$.a[?(@.o=="😀\n")]` make redis-server exit (the
@@ -95,4 +47,21 @@ export function filtersFromRoot (jsonPath: string): boolean {
 export function sameNumber (read: number, written: number): boolean {
   if (withKnownFindings) return read === written
   return read === written || Math.abs(read - written) <= Math.abs(written) * 2 ** -51
+}
+
+/**
+ * A JSON Patch operation other than move or copy with a `from` that is not a JSON Pointer
+ * (`[{"op":"remove","path":"/a","from":"a"}]`) is 500: the body schema checks `from` on move and copy
+ * only, and preparePatch parses it on every operation (parsePointer answers undefined).
+ */
+export function strayFrom (body: string | Buffer): boolean {
+  let operations: unknown
+  try {
+    operations = JSON.parse(body.toString())
+  } catch {
+    return false
+  }
+  return Array.isArray(operations) && operations.some((operation: { op?: unknown, from?: unknown }) =>
+    typeof operation === 'object' && operation !== null && operation.op !== 'move' && operation.op !== 'copy' &&
+    typeof operation.from === 'string' && !/^(\/([^~]|~[01])*)*$/.test(operation.from))
 }
