@@ -5,7 +5,7 @@ import { expect } from 'vitest'
 import { whenDone } from '../helpers/cleanup.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
 import { buildApp } from '../../src/app.js'
-import type { AppConfig } from '../../src/config.js'
+import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 import { busyBound, type BusyLog } from './busy.js'
 import { fingerprint, sentinelKeys, sentinels, type Fingerprint } from './fingerprint.js'
@@ -29,19 +29,7 @@ export interface Rig {
 
 /** The service's configuration at its production defaults, on the rig's Redis. */
 function defaultsOn (socketPath: string, prefix: string): AppConfig {
-  return {
-    redis: { socketPath },
-    keyPrefix: prefix,
-    collectionSeparator: ':',
-    bodyLimit: 1024 * 1024,
-    maxDepth: 100,
-    limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 2 * 1024 * 1024 },
-    redisTimeoutMs: 2000,
-    retryAfterSeconds: 1,
-    cacheMaxEntries: 1000,
-    logLevel: 'silent',
-    logRequests: false
-  }
+  return { ...appConfigFrom(loadEnvironment({}), { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
 }
 
 /** Starts the rig for a test file; everything stops after the file's tests. */
