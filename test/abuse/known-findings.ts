@@ -48,20 +48,3 @@ export function sameNumber (read: number, written: number): boolean {
   if (withKnownFindings) return read === written
   return read === written || Math.abs(read - written) <= Math.abs(written) * 2 ** -51
 }
-
-/**
- * A JSON Patch operation other than move or copy with a `from` that is not a JSON Pointer
- * (`[{"op":"remove","path":"/a","from":"a"}]`) is 500: the body schema checks `from` on move and copy
- * only, and preparePatch parses it on every operation (parsePointer answers undefined).
- */
-export function strayFrom (body: string | Buffer): boolean {
-  let operations: unknown
-  try {
-    operations = JSON.parse(body.toString())
-  } catch {
-    return false
-  }
-  return Array.isArray(operations) && operations.some((operation: { op?: unknown, from?: unknown }) =>
-    typeof operation === 'object' && operation !== null && operation.op !== 'move' && operation.op !== 'copy' &&
-    typeof operation.from === 'string' && !/^(\/([^~]|~[01])*)*$/.test(operation.from))
-}

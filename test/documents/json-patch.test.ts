@@ -165,3 +165,17 @@ describe('repeated member names (RFC 6902 section 4)', () => {
     expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
   })
 })
+
+describe('members an operation does not define (RFC 6902 section 4)', () => {
+  it.each([
+    [{ op: 'remove', path: '/a', from: 'not a pointer' }, { b: 2 }],
+    [{ op: 'add', path: '/c', value: 3, from: '~2' }, { a: 1, b: 2, c: 3 }],
+    [{ op: 'test', path: '/a', value: 1, from: 'x', extra: true }, { a: 1, b: 2 }]
+  ])('are ignored: %j', async (operation, expected) => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1, b: 2 })
+    const response = await jsonPatch(app, `/docs/${key}`, [operation])
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual(expected)
+  })
+})
