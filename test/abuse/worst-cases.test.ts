@@ -46,15 +46,15 @@ const cases: WorstCase[] = [
   { name: 'DELETE of such a document', document: empties(MiB - 16), request: { method: 'DELETE', url: '/docs/doc' } },
   { name: 'GET of such a document', document: empties(MiB - 16), request: { method: 'GET', url: '/docs/doc' } },
   { name: '/meta of such a document', document: empties(MiB - 16), request: { method: 'GET', url: '/meta/doc' } },
-  { name: 'JSONPath $..* over half a million elements', known: true, document: zeros(MiB - 16), request: { method: 'GET', url: '/docs/doc?jsonpath=%24..*' } },
-  { name: 'JSONPath filter over half a million elements', known: true, document: zeros(MiB - 16), request: { method: 'GET', url: '/docs/doc?jsonpath=%24%5B%3F%40%3E0%5D' } },
+  { name: 'JSONPath $..* over half a million elements', document: zeros(MiB - 16), request: { method: 'GET', url: '/docs/doc?jsonpath=%24..*' } },
+  { name: 'JSONPath filter over half a million elements', document: zeros(MiB - 16), request: { method: 'GET', url: '/docs/doc?jsonpath=%24%5B%3F%40%3E0%5D' } },
   {
-    name: 'JSON Patch adding 1000 elements at the front of half a million', known: true,
+    name: 'JSON Patch adding 1000 elements at the front of half a million',
     document: zeros(MiB - 4096),
     request: { method: 'PATCH', url: '/docs/doc', body: repeat(1000, '{"op":"add","path":"/0","value":1}'), headers: jsonPatch }
   },
   {
-    name: 'JSON Patch removing 1000 elements from the front of half a million', known: true,
+    name: 'JSON Patch removing 1000 elements from the front of half a million',
     document: zeros(MiB - 16),
     request: { method: 'PATCH', url: '/docs/doc', body: repeat(1000, '{"op":"remove","path":"/0"}'), headers: jsonPatch }
   },
@@ -69,7 +69,7 @@ const cases: WorstCase[] = [
     request: { method: 'POST', url: '/docs/doc', body: repeat(100, '{"op":"pop","index":0}'), headers: json }
   },
   {
-    name: '100 operations inserting 1000 values at the front of an array', known: true,
+    name: '100 operations inserting 1000 values at the front of an array',
     document: zeros(MiB / 2),
     request: { method: 'POST', url: '/docs/doc', body: repeat(100, `{"op":"insert","index":0,"values":${repeat(1000, '0')}}`), headers: json }
   },
