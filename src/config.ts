@@ -26,6 +26,7 @@ export const environmentSchema = {
     MAX_DOCUMENT_BYTES: { type: 'integer', minimum: 1024, default: 1048576 },
     MAX_REPLY_BYTES: { type: 'integer', minimum: 1024, default: 4194304 },
     MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
+    MAX_JSONPATH_VALUES: { type: 'integer', minimum: 1, default: 250000 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
     CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 },
@@ -41,7 +42,7 @@ export const environmentSchema = {
     VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
-    'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES',
+    'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
     'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS'],
@@ -59,8 +60,10 @@ export interface CostLimits {
   documentBytes: number
   /** Longest answer a read may produce: JSONPath matches, a batch read. At least documentBytes. */
   replyBytes: number
-  /** JSON text one request may make Redis walk beyond the write itself: JSONPath estimates, patch copies, tests. */
+  /** JSON text one request may make Redis walk beyond the write itself: patch copies, moves and tests, walks in Lua. */
   workBytes: number
+  /** Values a JSONPath that may match several may make RedisJSON visit, as estimated before it runs. */
+  jsonPathValues: number
 }
 
 /** What buildApp needs: everything explicit, nothing read from process.env. */
@@ -112,7 +115,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     limits: {
       documentBytes: environment.MAX_DOCUMENT_BYTES,
       replyBytes: environment.MAX_REPLY_BYTES,
-      workBytes: environment.MAX_WORK_BYTES
+      workBytes: environment.MAX_WORK_BYTES,
+      jsonPathValues: environment.MAX_JSONPATH_VALUES
     },
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,

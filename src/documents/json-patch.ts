@@ -18,7 +18,8 @@ export function preparePatch (body: JsonBody, base: readonly string[], maxDepth:
   return operations.map((operation, index) => {
     const fail = (error: Error) => withExtensions(error, { operation: index, path: operation.path })
     const path = joined(base, operation.path)
-    const from = operation.from === undefined ? undefined : joined(base, operation.from)
+    // RFC 6902 section 4: members an operation does not define are ignored; only move and copy have a from.
+    const from = operation.from === undefined || !MOVES.has(operation.op) ? undefined : joined(base, operation.from)
     const unaddressable = unwritableToken(path, true) ?? unwritableToken(from ?? [], true)
     if (unaddressable !== undefined) throw fail(new UnaddressableError(unaddressable))
     const prepared: PreparedPatchOperation = { op: operation.op, path, pathText: operation.path, valueDepth: 0 }
@@ -36,6 +37,8 @@ export function preparePatch (body: JsonBody, base: readonly string[], maxDepth:
     return prepared
   })
 }
+
+const MOVES = new Set(['move', 'copy'])
 
 function joined (base: readonly string[], pointer: string): string[] {
   // The schema admits only well-formed pointers.

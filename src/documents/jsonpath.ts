@@ -24,6 +24,8 @@ export interface JsonPathShape {
   descents: number
   /** Filter selectors (`[?...]`), nested ones included. */
   filters: number
+  /** Whether it may match more than one value (a wildcard, slice, union, filter or descent): then it visits many. */
+  multiple: boolean
 }
 
 export type JsonPathVerdict = { shape: JsonPathShape } | { problem: string }
@@ -44,14 +46,17 @@ export function analyzeJsonPath (expression: string): JsonPathVerdict {
     if (error instanceof Refused) return { problem: error.message }
     throw error
   }
-  return { shape: { descents: parser.descents, filters: parser.filters } }
+  return { shape: { descents: parser.descents, filters: parser.filters, multiple: parser.multiple } }
 }
 
 class Parser {
   at = 0
   descents = 0
   filters = 0
+  multiple = false
   #filterDepth = 0
+  /** Inside a path from the root in a filter: evaluated for every value the filter tests, it must name one. */
+  #singular = false
 
   constructor (readonly text: string) {}
 
@@ -68,8 +73,7 @@ class Parser {
 
   /** A path in a filter, after `$` or `@`: a first name or `*` may follow it directly, as RedisJSON allows. */
   #path (): void {
-    if (this.#peek() === '*') this.at++
-    else if (LITERAL.test(this.#peek())) this.#literal()
+    if (!this.#wildcard() && LITERAL.test(this.#peek())) this.#literal()
     this.#steps()
   }
 
@@ -77,14 +81,15 @@ class Parser {
     for (;;) {
       this.#spaces()
       if (this.#eat('..')) {
+        this.#several('a recursive descent')
         if (++this.descents > JSONPATH_LIMITS.descents) {
           this.#fail(`A JSONPath has at most ${JSONPATH_LIMITS.descents} recursive descents ("..")`)
         }
         if (this.#eat('[')) this.#bracket()
-        else if (!this.#eat('*')) this.#literal()
+        else if (!this.#wildcard()) this.#literal()
       } else if (this.#eat('.')) {
         if (this.#eat('[')) this.#bracket()
-        else if (!this.#eat('*')) this.#literal()
+        else if (!this.#wildcard()) this.#literal()
       } else if (this.#eat('[')) {
         this.#bracket()
       } else {
@@ -93,12 +98,27 @@ class Parser {
     }
   }
 
+  #wildcard (): boolean {
+    if (!this.#eat('*')) return false
+    this.#several('a wildcard')
+    return true
+  }
+
+  /** A selector that may match several values: fine in the path, refused where one value must be named. */
+  #several (what: string): void {
+    if (this.#singular) {
+      this.#fail(`A path from the root inside a filter names one value: RedisJSON evaluates it for every value the filter tests, so ${what} there is refused`)
+    }
+    this.multiple = true
+  }
+
   #bracket (): void {
     this.#spaces()
     const next = this.#peek()
-    if (this.#eat('*')) {
-      // a wildcard
+    if (this.#wildcard()) {
+      // every child
     } else if (this.#eat('?')) {
+      this.#several('a filter')
       this.#filter()
     } else if (next === '"' || next === "'") {
       this.#union(() => this.#string())
@@ -119,6 +139,7 @@ class Parser {
       const value = entry()
       if (seen.has(value)) this.#fail(`A union names ${value} twice`)
       seen.add(value)
+      if (seen.size === 2) this.#several('a union')
       if (seen.size > JSONPATH_LIMITS.unionEntries) this.#fail(`A union has at most ${JSONPATH_LIMITS.unionEntries} entries`)
       this.#spaces()
     } while (this.#eat(','))
@@ -130,6 +151,7 @@ class Parser {
     if (this.#peek() !== ':') this.#integer()
     this.#spaces()
     if (this.#peek() === ':') {
+      this.#several('a slice')
       while (this.#eat(':')) {
         this.#spaces()
         if (this.#peek() === '-' || isDigit(this.#peek())) this.#integer()
@@ -188,7 +210,14 @@ class Parser {
 
   #term (): void {
     const next = this.#peek()
-    if (this.#eat('@') || this.#eat('$')) return this.#path()
+    if (this.#eat('@')) return this.#path()
+    if (this.#eat('$')) {
+      const outer = this.#singular
+      this.#singular = true
+      this.#path()
+      this.#singular = outer
+      return
+    }
     if (next === '"' || next === "'") return void this.#string()
     if (next === '-' || isDigit(next)) {
       this.#integer()
@@ -206,10 +235,23 @@ class Parser {
     this.#checkDigits(this.text.slice(start, this.at))
   }
 
+  /**
+   * A quoted name or string. RedisJSON's grammar escapes only the quote and the backslash; it crashes on
+   * other escapes beside characters outside the basic plane (`"\\u0041😀"`), so they are refused here.
+   */
   #string (): string {
     const quote = this.text[this.at]!
     const start = this.at++
-    while (this.at < this.text.length && this.text[this.at] !== quote) this.at += this.text[this.at] === '\\' ? 2 : 1
+    while (this.at < this.text.length && this.text[this.at] !== quote) {
+      if (this.text[this.at] === '\\') {
+        const escaped = this.text[this.at + 1]
+        if (escaped !== quote && escaped !== '\\') {
+          this.#fail(`A quoted name escapes only its quote and the backslash (position ${this.at})`)
+        }
+        this.at++
+      }
+      this.at++
+    }
     if (this.at >= this.text.length) this.#fail('A quoted name is not closed')
     this.at++
     return this.text.slice(start, this.at)

@@ -165,3 +165,31 @@ describe('repeated member names (RFC 6902 section 4)', () => {
     expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
   })
 })
+
+describe('members an operation does not define (RFC 6902 section 4)', () => {
+  it.each([
+    [{ op: 'remove', path: '/a', from: 'not a pointer' }, { b: 2 }],
+    [{ op: 'add', path: '/c', value: 3, from: '~2' }, { a: 1, b: 2, c: 3 }],
+    [{ op: 'test', path: '/a', value: 1, from: 'x', extra: true }, { a: 1, b: 2 }]
+  ])('are ignored: %j', async (operation, expected) => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1, b: 2 })
+    const response = await jsonPatch(app, `/docs/${key}`, [operation])
+    expect(response.statusCode).toBe(200)
+    expect(response.json()).toEqual(expected)
+  })
+})
+
+describe('patches that move many array elements', () => {
+  it('stop at the work limit and write nothing: 1000 adds at the front of half a million elements', async () => {
+    const key = uniqueKey()
+    await send(app, 'PUT', `/docs/${key}`, `[${Array(500_000).fill(0).join(',')}]`)
+    const before = await redis.sendCommand(['JSON.GET', app.keyPrefix + key])
+    for (const operation of ['{"op":"add","path":"/0","value":1}', '{"op":"remove","path":"/0"}']) {
+      const response = await send(app, 'PATCH', `/docs/${key}`, `[${Array(1000).fill(operation).join(',')}]`, {}, 'application/json-patch+json')
+      expect(response.statusCode).toBe(422)
+      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    }
+    expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
+  })
+})

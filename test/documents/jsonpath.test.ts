@@ -23,6 +23,9 @@ const accepted: Array<[string, number, number]> = [
   ["$['a','b']", 0, 0],
   ['$["a b"]', 0, 0],
   ['$["a\\"b"]', 0, 0],
+  ['$["😀\\\\"]', 0, 0],
+  ['$.a[?(@ == $.limit)]', 0, 1],
+  ['$.a[?(@.b == $["limit"])]', 0, 1],
   ["$['it\\'s']", 0, 0],
   ['$..a', 1, 0],
   ['$..*', 1, 0],
@@ -48,7 +51,7 @@ const accepted: Array<[string, number, number]> = [
 
 describe('analyzeJsonPath', () => {
   it.each(accepted)('accepts %s (%d descents, %d filters), and so does RedisJSON', async (expression, descents, filters) => {
-    expect(analyzeJsonPath(expression)).toEqual({ shape: { descents, filters } })
+    expect(analyzeJsonPath(expression)).toMatchObject({ shape: { descents, filters } })
     await redis.sendCommand(['JSON.SET', 'jsonpath-test', '$', '{"a":[{"b":2,"c":1}],"limit":2}'])
     await expect(redis.sendCommand(['JSON.GET', 'jsonpath-test', expression])).resolves.toBeTypeOf('string')
   })
@@ -79,10 +82,27 @@ describe('analyzeJsonPath', () => {
     ['$.a[?(@.b >)]', 'Unexpected'],
     ['$.a[?(@.b > 1) junk]', '"]" is expected'],
     ['$.a b', 'Unexpected'],
+    ['$["😀\\f"]', 'escapes only its quote and the backslash'],
+    ['$["\\u0041😀"]', 'escapes only its quote and the backslash'],
+    ['$.a[?(@.o=="😀\\n")]', 'escapes only its quote and the backslash'],
+    ['$[?$[*] >= 11]', 'a wildcard there is refused'],
+    ['$.*[?($.*)]', 'a wildcard there is refused'],
+    ['$[?(@ == $..a)]', 'a recursive descent there is refused'],
+    ['$[?(@ == $.a[0,1])]', 'a union there is refused'],
+    ['$[?(@ == $.a[?(@)])]', 'a filter there is refused'],
     [`$${'.a'.repeat(1100)}`, 'at most 2048 characters']
   ])('refuses %s: %s', (expression, reason) => {
     const verdict = analyzeJsonPath(expression)
     expect(verdict).toHaveProperty('problem')
     expect((verdict as { problem: string }).problem).toContain(reason)
+  })
+})
+
+describe('whether an expression may match several values', () => {
+  it.each([
+    ['$', false], ['$.a.b[0]', false], ['$["a"][-1]', false], ['$.a[?(@ == $.limit)]', true],
+    ['$.*', true], ['$.a[1:]', true], ['$..a', true], ["$['a','b']", true], ['$[0,1]', true]
+  ])('%s: %s', (expression, multiple) => {
+    expect(analyzeJsonPath(expression)).toMatchObject({ shape: { multiple } })
   })
 })

@@ -161,3 +161,17 @@ describe('atomic counters', () => {
     expect(response.headers.etag).not.toBe(created.headers.etag)
   })
 })
+
+describe('array operations that move many elements', () => {
+  it('are refused before they run when they would move more than the work limit allows', async () => {
+    const key = uniqueKey()
+    await send(app, 'PUT', `/docs/${key}`, `{"a":[${Array(250_000).fill(0).join(',')}]}`)
+    const before = await redis.sendCommand(['JSON.GET', app.keyPrefix + key])
+    const response = await operate(app, `/docs/${key}/a`, { op: 'insert', index: 0, values: Array(1000).fill(1) })
+    expect(response.statusCode).toBe(422)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+    expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
+    expect((await operate(app, `/docs/${key}/a`, { op: 'insert', index: -1, values: Array(1000).fill(1) })).statusCode).toBe(200)
+    expect((await operate(app, `/docs/${key}/a`, { op: 'insert', index: 0, values: [1] })).statusCode).toBe(200)
+  })
+})

@@ -107,7 +107,7 @@ describe('JSONPath costs are bounded before RedisJSON does the work', () => {
     for (const expression of ['$..*..*', '$..*', '$..k0']) {
       const response = await getPath(key, expression)
       expect(response.statusCode, expression).toBe(422)
-      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_WORK_BYTES' })
+      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_JSONPATH_VALUES' })
     }
     expect(await redis.ping()).toBe('PONG')
     expect((await get(app, '/health')).statusCode).toBe(200)
@@ -158,5 +158,19 @@ describe('MAX_REPLY_BYTES bounds what a JSONPath answers', () => {
     expect(response.statusCode).toBe(422)
     expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_REPLY_BYTES', max: 4096 })
     expect((await get(small, `/docs/${key}?jsonpath=${encodeURIComponent('$.a.a.a')}`)).statusCode).toBe(200)
+  })
+})
+
+describe('MAX_JSONPATH_VALUES bounds what an expression that may match several values visits', () => {
+  it('refuses a filter over half a million elements, and answers a single value of the same document', async () => {
+    const key = uniqueKey()
+    await send(app, 'PUT', `/docs/${key}`, `{"zeros":[${Array(500_000).fill(0).join(',')}],"name":"z"}`)
+    for (const expression of ['$.zeros[?@>0]', '$..*', '$.zeros[*]', '$.zeros[0:10]']) {
+      const response = await get(app, `/docs/${key}?jsonpath=${encodeURIComponent(expression)}`)
+      expect(response.statusCode, expression).toBe(422)
+      expect(response.json()).toMatchObject({ limit: 'MAX_JSONPATH_VALUES', max: 250_000 })
+    }
+    expect((await get(app, `/docs/${key}?jsonpath=${encodeURIComponent('$.name')}`)).json()).toEqual(['z'])
+    expect((await get(app, `/docs/${key}?jsonpath=${encodeURIComponent('$.zeros[7]')}`)).json()).toEqual([0])
   })
 })

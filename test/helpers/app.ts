@@ -4,31 +4,26 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { buildApp } from '../../src/app.js'
-import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
+import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 
-export function testConfig (overrides: Partial<AppConfig> = {}): AppConfig {
+/** What a test may change of the configuration: any setting, and any one of the cost limits. */
+export type TestOverrides = Omit<Partial<AppConfig>, 'limits'> & { limits?: Partial<CostLimits> }
+
+/** The service's configuration at its defaults (the environment schema's), on the suite's Redis, with a key prefix of its own. */
+export function testConfig ({ limits, ...overrides }: TestOverrides = {}): AppConfig {
   const defaults = appConfigFrom(loadEnvironment({}), inject('redis'))
   return {
-    redis: inject('redis'),
+    ...defaults,
     keyPrefix: `test:${randomUUID()}:`,
-    collectionSeparator: ':',
-    bodyLimit: 1024 * 1024,
-    maxDepth: 100,
-    limits: { documentBytes: 1024 * 1024, replyBytes: 4 * 1024 * 1024, workBytes: 4 * 1024 * 1024 },
-    redisTimeoutMs: 2000,
-    retryAfterSeconds: 1,
-    cacheMaxEntries: 1000,
     logLevel: 'silent',
-    logRequests: false,
-    http: defaults.http,
-    validation: defaults.validation,
-    ...overrides
+    ...overrides,
+    limits: { ...defaults.limits, ...limits }
   }
 }
 
 /** An app on the suite's Redis with a key prefix of its own, closed after the file's tests. */
-export async function buildTestApp (overrides: Partial<AppConfig> = {}): Promise<FastifyInstance & { keyPrefix: string }> {
+export async function buildTestApp (overrides: TestOverrides = {}): Promise<FastifyInstance & { keyPrefix: string }> {
   const config = testConfig(overrides)
   const app = await buildApp(config)
   whenDone(() => app.close())

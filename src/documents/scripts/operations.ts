@@ -65,12 +65,20 @@ local function apply(key, op)
   if op.name == 'push' then return tostring(redis.call('JSON.ARRAPPEND', key, path, unpack(op.values))[1]) end
   if op.name == 'trim' then return tostring(redis.call('JSON.ARRTRIM', key, path, op.a, op.b)[1]) end
   if op.name == 'insert' then
+    -- RedisJSON inserts the values one at a time, each moving every element after it.
+    local size, at = redis.call('JSON.ARRLEN', key, path)[1], tonumber(op.a)
+    if at < 0 then at = size + at end
+    chargeMoves(#op.values * (size - at))
     local length, failure = first(redis.pcall('JSON.ARRINSERT', key, path, op.a, unpack(op.values)))
     if not length then return nil, 'range', 'the index is out of range' end
     return tostring(length)
   end
   if op.name == 'pop' then
-    if redis.call('JSON.ARRLEN', key, path)[1] == 0 then return nil, 'range', 'the array is empty' end
+    local size = redis.call('JSON.ARRLEN', key, path)[1]
+    if size == 0 then return nil, 'range', 'the array is empty' end
+    local at = op.a == '' and size - 1 or tonumber(op.a)
+    if at < 0 then at = size + at end
+    chargeMoves(size - 1 - at)
     local popped = op.a == '' and redis.pcall('JSON.ARRPOP', key, path) or redis.pcall('JSON.ARRPOP', key, path, op.a)
     local element = first(popped)
     if not element then return nil, 'range', 'the index is out of range' end

@@ -106,6 +106,7 @@ local function add(path, value)
   if not isIndex(loc.last.index) or tonumber(loc.last.index) > length then
     return 'the array index is out of range'
   end
+  chargeMoves(length - tonumber(loc.last.index))
   redis.call('JSON.ARRINSERT', work, loc.parent, loc.last.index, value)
   return nil
 end

@@ -52,6 +52,12 @@ local function charge(bytes)
   if not spend(bytes) then error(TOO_COSTLY) end
 end
 
+-- Inserting or removing array elements moves those after them, about 32 in the time RedisJSON writes out
+-- one byte of JSON.
+local function chargeMoves(moves)
+  if moves > 0 then charge(math.ceil(moves / 32)) end
+end
+
 -- RedisJSON parses a path anew for every command: a long one costs like walking that much text in Lua.
 local function typeAt(key, path)
   charge(#path * LUA_WALK)
@@ -201,7 +207,12 @@ local function setAt(key, loc, value)
 end
 
 local function deleteAt(key, loc)
-  if not loc.named then return redis.call('JSON.DEL', key, loc.path) end
+  if not loc.named then
+    if isIndex(loc.last and loc.last.index or '') and loc.parentType == 'array' then
+      chargeMoves(redis.call('JSON.ARRLEN', key, loc.parent)[1] - tonumber(loc.last.index))
+    end
+    return redis.call('JSON.DEL', key, loc.path)
+  end
   local text, list, i = namedMember(key, loc)
   if #list == 1 then
     text = '{}'

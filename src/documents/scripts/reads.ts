@@ -39,16 +39,18 @@ return { 'ok', version, { kind, length, memory, keys }, expires or false }
 
 /**
  * A JSONPath query, within its bounds. KEYS: the document and its version record. ARGV: the expression, its
- * recursive descents and filters (from the service's parse), the work and reply limits in bytes. The work is estimated before RedisJSON does it:
- * the document's size, times its depth plus one per recursive descent, times one plus the filters. A
- * document written before records held sizes is measured once, and the record keeps what was found.
+ * recursive descents and filters and '1' when it may match several values (from the service's parse), the
+ * most values it may visit, and the reply limit in bytes. The values are estimated before RedisJSON runs
+ * the expression, for one that may match several: the document holds at most one per two bytes of its text
+ * (`[0,0,...]`), visited once, again for each level of depth per recursive descent, and once more per
+ * filter. A document written before records held sizes is measured once, and the record keeps what was found.
  * Reply: { 'ok', version, matches, expiresAt }, { 'toocostly', estimate }, { 'toolarge', bytes },
  * { 'badpath', RedisJSON's message }, or the document's kind when it holds none.
  */
 export const queryScript = new LuaScript(prelude + `
 local doc, ver = KEYS[1], KEYS[2]
-local path, descents, filters = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local maxWork, maxReply = tonumber(ARGV[4]), tonumber(ARGV[5])
+local path, descents, filters, multiple = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
+local maxValues, maxReply = tonumber(ARGV[5]), tonumber(ARGV[6])
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 
@@ -68,14 +70,17 @@ local function depthOf(text)
   return deepest
 end
 
-local version, expires, size, depth = versionRecord(ver)
-if not size or not depth then
-  local text = redis.call('JSON.GET', doc, '$')
-  size, depth = #text - 2, depthOf(text) - 1
-  if records[ver] then writeRecord(ver, version, expires, size, depth) end
+if multiple then
+  local version, expires, size, depth = versionRecord(ver)
+  if not size or not depth then
+    local text = redis.call('JSON.GET', doc, '$')
+    size, depth = #text - 2, depthOf(text) - 1
+    if records[ver] then writeRecord(ver, version, expires, size, depth) end
+  end
+  local estimate = math.ceil(size / 2) * (1 + filters) * (depth + 1) ^ descents
+  if estimate > maxValues then return { 'toocostly', string.format('%.0f', estimate) } end
 end
-local estimate = size * (1 + filters) * (depth + 1) ^ descents
-if estimate > maxWork then return { 'toocostly', string.format('%.0f', estimate) } end
+local version, expires = versionRecord(ver)
 local matches = redis.pcall('JSON.GET', doc, path)
 if type(matches) == 'table' and matches.err then return { 'badpath', matches.err } end
 if #matches > maxReply then return { 'toolarge', #matches } end

@@ -129,12 +129,15 @@ export function documentReads (context: StoreContext) {
     /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */
     async query (key: string, jsonPath: string, shape: JsonPathShape): Promise<StoredValue> {
       const { limits } = context
-      const reply = await call(context, key, queryScript.run<ScriptReply>(client, documentKeysOf(context, key),
-        [jsonPath, String(shape.descents), String(shape.filters), String(limits.workBytes), String(limits.replyBytes)]))
+      const reply = await call(context, key, queryScript.run<ScriptReply>(client, documentKeysOf(context, key), [
+        jsonPath, String(shape.descents), String(shape.filters), shape.multiple ? '1' : '0', String(limits.jsonPathValues),
+        String(limits.replyBytes)
+      ]))
       switch (reply[0]) {
         case 'toocostly':
-          throw limitExceeded('MAX_WORK_BYTES', limits.workBytes, `The JSONPath could make Redis walk ${String(reply[1])} bytes ` +
-            '(the document\'s size, times its depth plus one for each recursive descent, times one plus the filters)')
+          throw limitExceeded('MAX_JSONPATH_VALUES', limits.jsonPathValues, `The JSONPath could make RedisJSON visit ` +
+            `${String(reply[1])} values (one per two bytes of the document, times its depth plus one for each recursive ` +
+            'descent, times one plus the filters)')
         case 'toolarge':
           throw limitExceeded('MAX_REPLY_BYTES', limits.replyBytes, `The JSONPath matches ${String(reply[1])} bytes`)
         case 'badpath':
