@@ -70,11 +70,28 @@ export function compileDocumentSchema (schema: unknown, checker: Ajv2020 = creat
         { errors: refused.slice(0, MAX_VIOLATIONS).map((pattern) => ({ in: 'body', ...pattern })) })
     }
     validate = ajv.compile(schema)
+    for (const sample of SAMPLES) checked(validate, sample)
   } catch (error) {
     if (error instanceof InvalidSchemaError) throw error
     throw new InvalidSchemaError(`The schema cannot be compiled: ${(error as Error).message}`)
   }
-  return (document) => validate(document) ? undefined : violationsOf(validate.errors ?? [])
+  return (document) => checked(validate, document) ? undefined : violationsOf(validate.errors ?? [])
+}
+
+/** One value of each JSON type: a schema that recurses without end on every value (`{"$ref":"#"}`) fails on these. */
+const SAMPLES = [null, true, 0, '', [], {}]
+
+/**
+ * Runs a validator; a `$ref` cycle that consumes nothing of the document overflows the stack, which is
+ * the schema's fault, not the document's.
+ */
+function checked (validate: ValidateFunction, document: unknown): boolean {
+  try {
+    return validate(document) as boolean
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    throw new InvalidSchemaError('The schema refers to itself without end (a $ref cycle that consumes nothing of the document)')
+  }
 }
 
 function violationsOf (errors: readonly ErrorObject[]): Violation[] {
