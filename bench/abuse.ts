@@ -52,6 +52,14 @@ const attacks: Attack[] = [
   {
     name: '8 connections pipelining 20,000 reads each',
     message: (port, smoke) => ({ attack: 'pipelining', port, path: PROBE_PATH, count: smoke ? 2 : 8, depth: smoke ? 2000 : 20_000 })
+  },
+  {
+    name: '8 clients writing documents whose validation takes seconds ($ref fan-out)',
+    message: (port, smoke) => ({ attack: 'validationBombs', port, count: smoke ? 2 : 8, depth: smoke ? 22 : 26 })
+  },
+  {
+    name: '4 clients registering 550 kB schemas that take seconds to compile',
+    message: (port, smoke) => ({ attack: 'hugeSchemas', port, count: smoke ? 1 : 4, properties: smoke ? 2000 : 10_000 })
   }
 ]
 

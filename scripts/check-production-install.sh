@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Proves what the Docker image relies on, without Docker: the built service, installed with production
 # dependencies only, starts as the image's CMD (package.json's start command) on the project's Node 24,
-# serves a document and stops cleanly on SIGTERM.
+# serves a document, validates writes to a collection in its worker threads, and stops cleanly on SIGTERM.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -35,12 +35,21 @@ for (;;) {
   if (Date.now() > deadline) throw new Error('the production build did not become healthy in 20 s')
   await new Promise((resolve) => setTimeout(resolve, 100))
 }
-const put = await fetch(`${base}/docs/smoke`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"ok":true}' })
+const send = (path, body) => fetch(base + path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })
+const put = await send('/docs/smoke', '{"ok":true}')
 const get = await fetch(`${base}/docs/smoke/ok`)
 if (put.status !== 201 || (await get.text()) !== 'true') throw new Error(`unexpected answers ${put.status} ${get.status}`)
+// Validated collections run in worker threads, loaded from dist/ like the rest.
+const schema = await send('/schemas/smoke', '{"type":"object","required":["name"]}')
+const refused = await send('/docs/smoke:1', '{"age":1}')
+const valid = await send('/docs/smoke:1', '{"name":"Ann"}')
+const keyword = refused.status === 422 ? (await refused.json()).errors?.[0]?.keyword : undefined
+if (schema.status !== 201 || keyword !== 'required' || valid.status !== 201) {
+  throw new Error(`unexpected validated answers ${schema.status} ${refused.status} ${keyword} ${valid.status}`)
+}
 JS
 
 kill -TERM "$pid"
 wait "$pid"
 pid=""
-echo "production install: starts, serves and stops"
+echo "production install: starts, serves, validates and stops"

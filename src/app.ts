@@ -60,26 +60,34 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(bodySchemas))
   for (const schema of namedSchemas) app.addSchema(schema)
-  await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
-  await app.register(openapiPlugin)
-  await app.register(redisPlugin, {
-    connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
-    trackedPrefix: config.keyPrefix
-  })
-  await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
-  await app.register(schemasPlugin, {
-    keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs
-  })
-  await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
+  try {
+    await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
+    await app.register(openapiPlugin)
+    await app.register(redisPlugin, {
+      connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
+      trackedPrefix: config.keyPrefix
+    })
+    await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
+    await app.register(schemasPlugin, {
+      keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
+      validation: config.validation
+    })
+    await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
 
-  await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
-  // Plain reads are answered before fastify meets them, unless every request is to be logged.
-  await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
-  await app.register(collectionRoutes, { maxDepth: config.maxDepth })
-  await app.register(schemaRoutes)
-  await app.register(openapiRoutes)
-  await app.register(methodNotAllowedRoutes, { methods: routeMethods })
+    await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
+    // Plain reads are answered before fastify meets them, unless every request is to be logged.
+    await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
+    await app.register(collectionRoutes, { maxDepth: config.maxDepth })
+    await app.register(schemaRoutes)
+    await app.register(openapiRoutes)
+    await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 
-  await app.ready()
+    await app.ready()
+  } catch (error) {
+    // A plugin that failed to start leaves the others' resources (the Redis client, the validation
+    // workers) to close, or they would keep the process alive.
+    await app.close().catch(() => undefined)
+    throw error
+  }
   return app
 }

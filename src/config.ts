@@ -1,7 +1,9 @@
 import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
+import { availableParallelism } from 'node:os'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
+import type { ValidationSettings } from './schemas/validation-pool.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
 export const environmentSchema = {
@@ -33,12 +35,17 @@ export const environmentSchema = {
     REQUEST_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 30000 },
     IDLE_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 5000 },
     MAX_UPLOADS: { type: 'integer', minimum: 1, default: 2 },
-    MAX_WAITING_UPLOADS: { type: 'integer', minimum: 0, default: 64 }
+    MAX_WAITING_UPLOADS: { type: 'integer', minimum: 0, default: 64 },
+    MAX_VALIDATION_MS: { type: 'integer', minimum: 1, default: 1000 },
+    MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
+    // One core is left to the event loop (and Redis): see Validated collections in the README.
+    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
-    'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS'],
+    'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
+    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS'],
   additionalProperties: true
 } as const
 
@@ -81,6 +88,8 @@ export interface AppConfig {
   logRequests: boolean
   /** Connection limits and timeouts of the HTTP server. */
   http: HttpServerSettings
+  /** The worker threads that compile collection schemas and validate documents, and what a request may spend there. */
+  validation: ValidationSettings
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -121,6 +130,11 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       idleTimeoutMs: environment.IDLE_TIMEOUT_MS,
       maxUploads: environment.MAX_UPLOADS,
       maxWaitingUploads: environment.MAX_WAITING_UPLOADS
+    },
+    validation: {
+      maxMs: environment.MAX_VALIDATION_MS,
+      memoryMb: environment.MAX_VALIDATION_MEMORY_MB,
+      workers: environment.VALIDATION_WORKERS
     }
   }
 }

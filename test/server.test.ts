@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from 'redis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
 import { provisionLocalRedis } from './helpers/provision.js'
+import { spawnService } from './helpers/service-process.js'
 
 describe('the server with no REDIS_URL', () => {
   provisionLocalRedis()
@@ -71,6 +72,25 @@ describe('the server with no REDIS_URL', () => {
     }
   })
 
+  it('validates writes in its worker threads when run from its sources with tsx, as npm run dev runs it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
+    const service = spawnService(dir)
+    try {
+      const url = await service.listening
+      const send = (path: string, body: string) =>
+        fetch(url + path, { method: 'PUT', headers: { 'content-type': 'application/json' }, body })
+      expect((await send('/schemas/people', '{"type":"object","required":["name"]}')).status).toBe(201)
+      const refused = await send('/docs/people:1', '{"age":1}')
+      expect(refused.status).toBe(422)
+      expect(((await refused.json()) as { errors: unknown[] }).errors).toEqual([expect.objectContaining({ pointer: '', keyword: 'required' })])
+      expect((await send('/docs/people:1', '{"name":"Ann"}')).status).toBe(201)
+    } finally {
+      service.child.kill('SIGTERM')
+      expect(await service.exited).toBe(0)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('refuses a second server on the same data folder', async () => {
     const running = await startServer(environment())
     try {
@@ -117,7 +137,10 @@ describe('configuration', () => {
     [{ MAX_UPLOADS: '0' }, 'MAX_UPLOADS'],
     [{ MAX_WAITING_UPLOADS: '-1' }, 'MAX_WAITING_UPLOADS'],
     [{ HEADERS_TIMEOUT_MS: '40000' }, 'HEADERS_TIMEOUT_MS'],
-    [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS']
+    [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS'],
+    [{ MAX_VALIDATION_MS: '0' }, 'MAX_VALIDATION_MS'],
+    [{ MAX_VALIDATION_MEMORY_MB: '8' }, 'MAX_VALIDATION_MEMORY_MB'],
+    [{ VALIDATION_WORKERS: '0' }, 'VALIDATION_WORKERS']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
@@ -127,7 +150,8 @@ describe('configuration', () => {
       HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
       CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152,
       MAX_CONNECTIONS: 4096, HEADERS_TIMEOUT_MS: 10000, REQUEST_TIMEOUT_MS: 30000, IDLE_TIMEOUT_MS: 5000, MAX_UPLOADS: 2,
-      MAX_WAITING_UPLOADS: 64
+      MAX_WAITING_UPLOADS: 64, MAX_VALIDATION_MS: 1000, MAX_VALIDATION_MEMORY_MB: 256,
+      VALIDATION_WORKERS: Math.max(1, availableParallelism() - 1)
     })
   })
 })

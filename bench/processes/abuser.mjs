@@ -118,7 +118,58 @@ async function pipelining ({ port, path, count, depth }) {
   return stats
 }
 
-const attacks = { idleConnections, uploads, slowloris, pipelining }
+/** A request's status, 0 when it failed; the body is read and dropped. */
+function send (agent, port, method, path, body) {
+  return new Promise((resolve) => {
+    const request = http.request({
+      host: '127.0.0.1', port, agent, method, path,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
+    }, (response) => { response.resume(); response.on('end', () => resolve(response.statusCode)) })
+    request.on('error', () => resolve(0))
+    request.end(body)
+  })
+}
+
+/** `count` clients sending `body` to `path(index)` again and again, counting the answers by status. */
+async function repeat (port, count, method, path, body) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: count })
+  const stats = {}
+  const client = async (index) => {
+    while (!stopping) {
+      const status = await send(agent, port, method, path(index), body)
+      stats[status] = (stats[status] ?? 0) + 1
+      if (status === 0 || status === 503) await sleep(100)
+    }
+  }
+  await Promise.all(Array.from({ length: count }, (_, index) => client(index)))
+  agent.destroy()
+  return stats
+}
+
+/**
+ * `count` clients writing a document whose validation doubles with each of `depth` levels of `$ref`
+ * fan-out (`$defs` d0..d{depth}, each an `allOf` of two `$ref`s to the next): a few hundred bytes of
+ * schema, seconds of work for one number.
+ */
+async function validationBombs ({ port, count, depth }) {
+  const defs = { [`d${depth}`]: { type: 'number' } }
+  for (let level = 0; level < depth; level++) defs[`d${level}`] = { allOf: [{ $ref: `#/$defs/d${level + 1}` }, { $ref: `#/$defs/d${level + 1}` }] }
+  const schema = JSON.stringify({ type: 'object', $defs: defs, properties: { n: { $ref: '#/$defs/d0' } } })
+  const registered = await send(undefined, port, 'PUT', '/schemas/abusebombs', schema)
+  if (registered !== 201 && registered !== 200) throw new Error(`registering the schema answered ${registered}`)
+  return repeat(port, count, 'PUT', (index) => `/docs/abusebombs:${index}`, '{"n":1}')
+}
+
+/** `count` clients registering a schema of `properties` properties (550 kB for 10,000), which takes ajv seconds to compile. */
+async function hugeSchemas ({ port, count, properties }) {
+  const schema = JSON.stringify({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: properties }, (_, index) => [`p${index}`, { type: 'string', minLength: 1, maxLength: 10 }]))
+  })
+  return repeat(port, count, 'PUT', (index) => `/schemas/abusehuge${index}`, schema)
+}
+
+const attacks = { idleConnections, uploads, slowloris, pipelining, validationBombs, hugeSchemas }
 
 process.on('message', (message) => {
   if (message === 'stop') {

@@ -253,7 +253,7 @@ export interface paths {
         get: operations["getSchema"];
         /**
          * Register or replace a collection's schema
-         * @description From then on, every write to a document of the collection is validated against the whole document as the write would leave it (422 DOCS_ERR_SCHEMA_VIOLATION otherwise, and nothing is written), on every instance sharing the Redis. A schema that is not valid JSON Schema 2020-12 is 400 DOCS_ERR_INVALID_SCHEMA. The answer reports how many documents already in the collection the schema rejects; they are kept as they are.
+         * @description From then on, every write to a document of the collection is validated against the whole document as the write would leave it (422 DOCS_ERR_SCHEMA_VIOLATION otherwise, and nothing is written), on every instance sharing the Redis. A schema that is not valid JSON Schema 2020-12 is 400 DOCS_ERR_INVALID_SCHEMA; one whose compilation takes longer than MAX_VALIDATION_MS is 422 DOCS_ERR_LIMIT_EXCEEDED. The answer reports how many documents already in the collection the schema rejects; they are kept as they are.
          */
         put: operations["putSchema"];
         post?: never;
@@ -3867,6 +3867,15 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -67,7 +67,7 @@ export default fp<ProblemOptions>(async function problemsPlugin (app, options) {
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')
     }
-    if (code === 'DOCS_ERR_REDIS_UNAVAILABLE') reply.header('Retry-After', String(options.retryAfterSeconds))
+    if (status === 503) reply.header('Retry-After', String(options.retryAfterSeconds))
     const detail = code === 'DOCS_ERR_INTERNAL' ? 'The request could not be completed' : error.message
     const issues = code === 'DOCS_ERR_VALIDATION' ? validationIssues(error) : undefined
     const extensions = (error as FastifyError & ProblemExtensions).problemExtensions

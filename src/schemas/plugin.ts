@@ -1,25 +1,39 @@
 import fp from 'fastify-plugin'
 import { createSchemaRules, type SchemaRules } from './rules.js'
 import { createSchemaStorage, type SchemaStorage } from './storage.js'
+import { ValidationPool, type ValidationSettings } from './validation-pool.js'
 
 export interface SchemasPluginOptions {
   keyPrefix: string
   collectionSeparator: string
   timeoutMs: number
+  validation: ValidationSettings
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    schemas: { storage: SchemaStorage, rules: SchemaRules, separator: string }
+    schemas: { storage: SchemaStorage, rules: SchemaRules, validation: ValidationPool, separator: string }
   }
 }
 
-/** Collection schemas: where they are stored (Redis) and the rules this instance enforces from them. */
+/**
+ * Collection schemas: where they are stored (Redis), the rules this instance enforces from them, and the
+ * worker threads that compile them and validate documents.
+ */
 export default fp<SchemasPluginOptions>(async function schemasPlugin (app, options) {
   const storage = createSchemaStorage(app.redis, options)
+  const validation = new ValidationPool(options.validation, app.log)
+  app.addHook('onClose', async () => validation.close())
+  try {
+    await validation.start()
+  } catch (error) {
+    await validation.close()
+    throw error
+  }
   app.decorate('schemas', {
     storage,
-    rules: createSchemaRules(storage, options.collectionSeparator, app.log),
+    rules: createSchemaRules(storage, validation, options.collectionSeparator, app.log),
+    validation,
     separator: options.collectionSeparator
   })
 }, { name: 'schemas', dependencies: ['redis'], fastify: '5.x' })

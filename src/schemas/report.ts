@@ -1,5 +1,7 @@
 import type { DocumentStore } from '../documents/store/index.js'
-import type { DocumentValidator, Violation } from './validator.js'
+import type { ValidationPool } from './validation-pool.js'
+import type { SchemaSource } from './validation-protocol.js'
+import type { Violation } from './validator.js'
 
 /** How the documents already in a collection fare against a schema just registered. */
 export interface ConformanceReport {
@@ -7,7 +9,7 @@ export interface ConformanceReport {
   checked: number
   /** Of those, how many the schema rejects. */
   violating: number
-  /** False when the collection holds more documents than one report checks. */
+  /** False when the collection holds more documents than one report checks, or checking them took too long. */
   complete: boolean
   /** The first rejected documents and why. */
   examples: Array<{ key: string, errors: Violation[] }>
@@ -21,33 +23,41 @@ const MAX_EXAMPLES = 10
 const MAX_EXAMPLE_ERRORS = 5
 
 /**
- * Checks the documents of a collection against a validator, a page of keys at a time and a chunk of
- * documents at a time (see readChunks), letting other requests run between chunks.
+ * Checks the documents of a collection against a schema, a page of keys at a time and a chunk of
+ * documents at a time (see readChunks), each chunk one job of a validation worker. The report has a
+ * budget of its own (MAX_VALIDATION_MS): it stops there, or when no worker is free, with complete false.
  */
-export async function conformanceReport (store: DocumentStore, keyPrefix: string,
-  validate: DocumentValidator): Promise<ConformanceReport> {
+export async function conformanceReport (store: DocumentStore, validation: ValidationPool, keyPrefix: string,
+  schema: SchemaSource): Promise<ConformanceReport> {
   const report: ConformanceReport = { checked: 0, violating: 0, complete: true, examples: [] }
+  const budget = validation.budget()
   let bytes = 0
   let cursor = '0'
   do {
     const page = await store.list(keyPrefix, cursor, PAGE_SIZE)
-    for await (const documents of store.readChunks(page.keys, [])) {
-      for (const document of documents) {
+    for await (const chunk of store.readChunks(page.keys, [])) {
+      const documents: Array<{ key: string, json: string }> = []
+      for (const document of chunk) {
         if (document.status !== 200) continue
-        if (report.checked >= MAX_CHECKED || bytes >= MAX_CHECKED_BYTES) {
+        if (report.checked + documents.length >= MAX_CHECKED || bytes >= MAX_CHECKED_BYTES) {
           report.complete = false
-          return report
+          break
         }
-        report.checked++
         bytes += document.json.length
-        const errors = validate(JSON.parse(document.json))
-        if (!errors) continue
-        report.violating++
-        if (report.examples.length < MAX_EXAMPLES) {
-          report.examples.push({ key: document.key, errors: errors.slice(0, MAX_EXAMPLE_ERRORS) })
-        }
+        documents.push(document)
       }
-      await new Promise((resolve) => setImmediate(resolve))
+      const { results, complete } = await validation.validate(documents.map(({ json }) => ({ schema, document: json })),
+        budget, { maxErrors: MAX_EXAMPLE_ERRORS, partial: true })
+      results.forEach((errors, index) => {
+        report.checked++
+        if (!errors) return
+        report.violating++
+        if (report.examples.length < MAX_EXAMPLES) report.examples.push({ key: documents[index]!.key, errors })
+      })
+      if (!complete || !report.complete) {
+        report.complete = false
+        return report
+      }
     }
     cursor = page.cursor ?? '0'
   } while (cursor !== '0')

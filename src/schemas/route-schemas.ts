@@ -172,8 +172,9 @@ const putSchemaSchema = (separator: string) => ({
   summary: "Register or replace a collection's schema",
   description: 'From then on, every write to a document of the collection is validated against the whole document as ' +
     'the write would leave it (422 DOCS_ERR_SCHEMA_VIOLATION otherwise, and nothing is written), on every instance ' +
-    'sharing the Redis. A schema that is not valid JSON Schema 2020-12 is 400 DOCS_ERR_INVALID_SCHEMA. The answer ' +
-    'reports how many documents already in the collection the schema rejects; they are kept as they are.',
+    'sharing the Redis. A schema that is not valid JSON Schema 2020-12 is 400 DOCS_ERR_INVALID_SCHEMA; one whose ' +
+    'compilation takes longer than MAX_VALIDATION_MS is 422 DOCS_ERR_LIMIT_EXCEEDED. The answer reports how many ' +
+    'documents already in the collection the schema rejects; they are kept as they are.',
   params: collectionParams(separator),
   querystring: noQuery,
   headers: requestHeaderSchema('If-Match', 'If-None-Match'),
@@ -186,7 +187,7 @@ const putSchemaSchema = (separator: string) => ({
   response: {
     200: jsonResponse('Replaced', { $ref: 'SchemaRegistration#' }, { headers: ['ETag'], examples: { replaced: registeredExample } }),
     201: jsonResponse('Registered', { $ref: 'SchemaRegistration#' }, { headers: ['ETag', 'Location'], examples: { registered: registeredExample } }),
-    ...problemResponses(412)
+    ...problemResponses(412, 422)
   }
 })
 

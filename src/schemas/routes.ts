@@ -5,7 +5,7 @@ import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request
 import { checkCollectionName } from './collection.js'
 import { conformanceReport } from './report.js'
 import { schemaRouteSchemas } from './route-schemas.js'
-import { compileDocumentSchema } from './validator.js'
+import { schemaSourceOf } from './validation-protocol.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'
 
@@ -13,7 +13,7 @@ interface CollectionParams { collection: string }
 
 /** `/schemas/{collection}`: register, read, replace, list and remove collection schemas. */
 export default async function schemaRoutes (app: FastifyInstance) {
-  const { storage, separator } = app.schemas
+  const { storage, separator, validation } = app.schemas
   const schemas = schemaRouteSchemas(separator)
   const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
     const { collection } = request.params
@@ -44,10 +44,10 @@ export default async function schemaRoutes (app: FastifyInstance) {
     preValidation: acceptMediaTypes(SCHEMA_MEDIA_TYPE, 'application/json')
   }, async (request, reply) => {
     const collection = collectionOf(request)
-    const body = jsonBodyOf(request)
-    const validate = compileDocumentSchema(body.value)
-    const { created, revision } = await storage.put(collection, body.text, conditionsOf(request))
-    const existingDocuments = await conformanceReport(app.documents, collection + separator, validate)
+    const schema = schemaSourceOf(jsonBodyOf(request).text)
+    await validation.compile(schema, 'the schema was not registered')
+    const { created, revision } = await storage.put(collection, schema.text, conditionsOf(request))
+    const existingDocuments = await conformanceReport(app.documents, validation, collection + separator, schema)
     reply.header('ETag', etagOf(revision))
     if (created) reply.code(201).header('Location', `/schemas/${encodeURIComponent(collection)}`)
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))

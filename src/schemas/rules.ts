@@ -2,7 +2,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { InvalidSchemaError, withExtensions, type ProblemExtensions } from '../errors.js'
 import { collectionOf } from './collection.js'
 import type { SchemaStorage, StoredSchema } from './storage.js'
-import { compileDocumentSchema, type DocumentValidator } from './validator.js'
+import type { ValidationPool } from './validation-pool.js'
+import { schemaSourceOf, type SchemaSource } from './validation-protocol.js'
 
 /**
  * What a write to a key must respect. `guard` is what the write's script checks against the schema's
@@ -14,7 +15,8 @@ export interface WriteRules {
   collection?: string
   schemaKey: string
   guard: string
-  validate?: DocumentValidator
+  /** The schema writes are validated against, in the validation workers; none when nothing is checked. */
+  schema?: SchemaSource
 }
 
 export interface SchemaRules {
@@ -29,27 +31,49 @@ export interface SchemaRules {
 
 /** Collections whose rules an instance keeps; the least recently loaded go first. */
 const MAX_CACHED_COLLECTIONS = 1000
+/** Schema text those rules may hold together (the workers hold the compiled schemas). */
+const MAX_CACHED_SCHEMA_BYTES = 64 * 1024 * 1024
 
-/** A stored schema as this instance compiled it: its validator, or why this version refuses it. */
+/** A stored schema as this instance checked it: the schema, or why this version refuses it. */
 interface CompiledSchema {
   revision: string
-  validate?: DocumentValidator
+  schema?: SchemaSource
   refusal?: string
 }
 
-export function createSchemaRules (storage: SchemaStorage, separator: string, log: FastifyBaseLogger): SchemaRules {
+export function createSchemaRules (storage: SchemaStorage, validation: ValidationPool, separator: string,
+  log: FastifyBaseLogger): SchemaRules {
   const cache = new Map<string, Promise<WriteRules>>()
   const compiled = new Map<string, CompiledSchema>()
+  let compiledBytes = 0
   const unguarded: WriteRules = { schemaKey: storage.keyOf(''), guard: '-' }
+
+  const drop = (collection: string) => {
+    compiledBytes -= compiled.get(collection)?.schema?.text.length ?? 0
+    compiled.delete(collection)
+  }
+  const remember = (collection: string, entry: CompiledSchema) => {
+    drop(collection)
+    compiled.set(collection, entry)
+    compiledBytes += entry.schema?.text.length ?? 0
+    for (const [oldest] of compiled) {
+      if (compiledBytes <= MAX_CACHED_SCHEMA_BYTES || oldest === collection) break
+      drop(oldest)
+      cache.delete(oldest)
+    }
+  }
 
   /*
    * A schema stored by an earlier version may break a rule added since (a pattern the linear-time engine
    * cannot run). It is never run another way, nor skipped: writes to its collection fail until it is
-   * replaced. The refusal is kept per revision, so writes do not compile it again.
+   * replaced. The refusal is kept per revision, so writes do not compile it again. A schema whose
+   * compilation passes MAX_VALIDATION_MS is not kept: the next write tries again.
    */
-  function compile (collection: string, stored: StoredSchema): CompiledSchema {
+  async function compile (collection: string, stored: StoredSchema): Promise<CompiledSchema> {
+    const schema = schemaSourceOf(stored.text)
     try {
-      return { revision: stored.revision, validate: compileDocumentSchema(JSON.parse(stored.text)) }
+      await validation.compile(schema, 'nothing was written')
+      return { revision: stored.revision, schema }
     } catch (error) {
       if (!(error instanceof InvalidSchemaError)) throw error
       const refusal = refusalOf(error)
@@ -63,16 +87,16 @@ export function createSchemaRules (storage: SchemaStorage, separator: string, lo
     const schemaKey = storage.keyOf(collection)
     const stored = await storage.get(collection)
     if (!stored) {
-      compiled.delete(collection)
+      drop(collection)
       return { collection, schemaKey, guard: '' }
     }
     let entry = compiled.get(collection)
     if (entry?.revision !== stored.revision) {
-      entry = compile(collection, stored)
-      compiled.set(collection, entry)
+      entry = await compile(collection, stored)
+      remember(collection, entry)
     }
     if (entry.refusal !== undefined) throw unusableSchema(collection, entry.refusal)
-    return { collection, schemaKey, guard: stored.revision, validate: entry.validate }
+    return { collection, schemaKey, guard: stored.revision, schema: entry.schema }
   }
 
   return {
@@ -90,7 +114,7 @@ export function createSchemaRules (storage: SchemaStorage, separator: string, lo
         if (cache.size > MAX_CACHED_COLLECTIONS) {
           const oldest = cache.keys().next().value as string
           cache.delete(oldest)
-          compiled.delete(oldest)
+          drop(oldest)
         }
       }
       return rules

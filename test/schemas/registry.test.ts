@@ -95,13 +95,27 @@ describe('an unusable schema', () => {
     ['another draft', { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }],
     ['an unresolvable $ref', { $ref: 'https://example.com/elsewhere.json' }],
     ['an invalid regular expression', { type: 'string', pattern: '(' }],
-    ['an asynchronous schema', { $async: true, type: 'object' }]
+    ['an asynchronous schema', { $async: true, type: 'object' }],
+    ['a $ref to itself', { $ref: '#' }],
+    ['a $ref cycle through $defs', { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }],
+    ['a $ref cycle on objects only', { if: { type: 'object' }, then: { $ref: '#' } }]
   ])('is 400 and not stored: %s', async (_label, schema) => {
     const collection = uniqueKey('bad')
     const response = await register(collection, schema)
     expect(response.statusCode).toBe(400)
     expect(response.json().code).toBe('DOCS_ERR_INVALID_SCHEMA')
     expect((await get(app, `/schemas/${collection}`)).statusCode).toBe(404)
+  })
+
+  it('refuses a write it would recurse on without end with 400, and writes nothing', async () => {
+    const collection = uniqueKey('cycle')
+    // Only a document with "x" reaches the cycle: registration cannot see it coming.
+    expect((await register(collection, { if: { type: 'object', required: ['x'] }, then: { $ref: '#' } })).statusCode).toBe(201)
+    const response = await put(app, `/docs/${collection}:1`, { x: 1 })
+    expect(response.statusCode).toBe(400)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_INVALID_SCHEMA', detail: expect.stringMatching(/refers to itself without end/) })
+    expect((await get(app, `/docs/${collection}:1`)).statusCode).toBe(404)
+    expect((await put(app, `/docs/${collection}:1`, { y: 1 })).statusCode).toBe(201)
   })
 
   it('is 400 when the body is not an object or boolean, and replaces nothing', async () => {

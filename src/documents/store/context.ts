@@ -8,6 +8,7 @@ import { redisCall } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
 import type { CostLimits } from '../../config.js'
 import type { SchemaRules } from '../../schemas/rules.js'
+import type { ValidationPool } from '../../schemas/validation-pool.js'
 import type { KeyedQueue } from './keyed-queue.js'
 import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
 
@@ -22,6 +23,8 @@ export interface DocumentStoreOptions {
 export interface StoreContext extends DocumentStoreOptions {
   client: RedisClient
   rules: SchemaRules
+  /** The worker threads that validate documents against their schemas. */
+  validation: ValidationPool
   /** Serialises validated writes per document within this instance. */
   validatedWrites: KeyedQueue
 }

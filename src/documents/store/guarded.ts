@@ -1,7 +1,9 @@
 import { limitExceeded, SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../schemas/rules.js'
-import type { DocumentValidator, Violation } from '../../schemas/validator.js'
+import type { ValidationBudget } from '../../schemas/validation-pool.js'
+import type { SchemaSource } from '../../schemas/validation-protocol.js'
+import type { Violation } from '../../schemas/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
 import { call, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
 
@@ -32,10 +34,12 @@ const COPY_SUFFIX = '\u001fcopy'
 export async function guardedWrite (context: StoreContext, script: LuaScript, address: DocumentAddress,
   head: readonly string[], extra: readonly string[], validation: Validation, sizing: Sizing): Promise<ScriptReply> {
   screenDepth(address)
-  const write: GuardedWrite = { context, script, address, head, extra, validation, sizing: sizingArgs(context, sizing) }
+  const write: GuardedWrite = {
+    context, script, address, head, extra, validation, sizing: sizingArgs(context, sizing), budget: context.validation.budget()
+  }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const rules = validation === 'never' ? context.rules.unguarded : await context.rules.rulesFor(address.key)
-    const reply = rules.validate && validation === 'result'
+    const reply = rules.schema && validation === 'result'
       ? await context.validatedWrites(address.key, () => writeOnce(write, rules))
       : await writeOnce(write, rules)
     if (reply[0] === 'schemachanged') context.rules.forget(address.key)
@@ -69,10 +73,12 @@ interface GuardedWrite {
   extra: readonly string[]
   validation: Validation
   sizing: string[]
+  /** Worker time the request may still spend validating, over every attempt. */
+  budget: ValidationBudget
 }
 
 /** One attempt: preview and validate when the rules ask for it, then write unless the document moved on. */
-async function writeOnce ({ context, script, address, head, extra, validation, sizing }: GuardedWrite,
+async function writeOnce ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite,
   rules: WriteRules): Promise<ScriptReply> {
   const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + COPY_SUFFIX]
   const exec = (base: string, preview: boolean) => {
@@ -81,15 +87,15 @@ async function writeOnce ({ context, script, address, head, extra, validation, s
     return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
   }
   let base = ''
-  if (rules.validate && validation === 'result') {
+  if (rules.schema && validation === 'result') {
     const preview = await exec('', true)
     if (preview[0] !== 'preview') return preview
     const [, , seenBase, document] = preview as unknown as [string, string, string, string | null]
-    const violations = document ? violationsOf(rules.validate, document) : undefined
+    const violations = document ? await violationsOf(context, rules.schema, document, budget) : undefined
     if (violations) throw violationError(rules, address.key, violations)
     base = seenBase
-  } else if (rules.validate && typeof validation === 'object') {
-    const violations = violationsOf(rules.validate, validation.document)
+  } else if (rules.schema && typeof validation === 'object') {
+    const violations = await violationsOf(context, rules.schema, validation.document, budget)
     if (violations) {
       // A rejection must come from the current schema: these rules may predate a change.
       if (!await context.rules.confirm(address.key, rules)) return ['schemachanged']
@@ -106,6 +112,9 @@ function violationError (rules: WriteRules, key: string, violations: Violation[]
     { collection: rules.collection, errors: violations.map((violation) => ({ in: 'document', ...violation })) })
 }
 
-export function violationsOf (validate: DocumentValidator | undefined, document: string) {
-  return validate?.(JSON.parse(document))
+/** A document's violations of a schema, checked in a validation worker within the request's budget. */
+async function violationsOf (context: StoreContext, schema: SchemaSource, document: string,
+  budget: ValidationBudget): Promise<Violation[] | undefined> {
+  const { results } = await context.validation.validate([{ schema, document }], budget)
+  return results[0]
 }

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../../redis/plugin.js'
 import type { SchemaRules } from '../../schemas/rules.js'
+import type { ValidationPool } from '../../schemas/validation-pool.js'
 import type { DocumentStoreOptions } from './context.js'
 import { createKeyedQueue } from './keyed-queue.js'
 import { documentReads } from './reads.js'
@@ -12,8 +13,9 @@ export type {
 } from './writes.js'
 
 /** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
-export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions, rules: SchemaRules) {
-  const context = { client, rules, validatedWrites: createKeyedQueue(), ...options }
+export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions, rules: SchemaRules,
+  validation: ValidationPool) {
+  const context = { client, rules, validation, validatedWrites: createKeyedQueue(), ...options }
   return { limits: options.limits, ...documentReads(context), ...documentWrites(context) }
 }
 

@@ -2,6 +2,8 @@ import {
   NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, WriteContendedError, withExtensions
 } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
+import type { WriteRules } from '../../schemas/rules.js'
+import type { ValidationBudget } from '../../schemas/validation-pool.js'
 import type { Violation } from '../../schemas/validator.js'
 import { formatPointer, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { batchPutScript } from '../scripts/batch.js'
@@ -11,7 +13,7 @@ import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/w
 import {
   checkStatus, documentKeysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
-import { guardedWrite, violationsOf, type Sizing, type Validation } from './guarded.js'
+import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
 
 /** Preconditions in the form the scripts take: '' when absent, '*', or versions joined by ','. */
@@ -221,9 +223,10 @@ export function documentWrites (context: StoreContext) {
      */
     async putMany (items: readonly BatchPutItem[]): Promise<BatchPutResult[]> {
       if (items.length === 0) return []
+      const budget = context.validation.budget()
       for (let attempt = 0; attempt < MAX_BATCH_ATTEMPTS; attempt++) {
         const rules = await Promise.all(items.map((item) => context.rules.rulesFor(item.key)))
-        const violations = items.map((item, index) => violationsOf(rules[index]!.validate, item.json))
+        const violations = await batchViolations(context, items, rules, budget)
         const confirmed = await Promise.all(items.map((item, index) =>
           violations[index] ? context.rules.confirm(item.key, rules[index]!) : true))
         if (confirmed.includes(false)) continue
@@ -255,6 +258,19 @@ export function documentWrites (context: StoreContext) {
       throw new WriteContendedError(items[0]!.key)
     }
   }
+}
+
+/** Each item's violations of its collection's schema, all checked in one job of a validation worker. */
+async function batchViolations (context: StoreContext, items: readonly BatchPutItem[], rules: readonly WriteRules[],
+  budget: ValidationBudget): Promise<Array<Violation[] | undefined>> {
+  const checked = items.flatMap((item, index) => {
+    const schema = rules[index]!.schema
+    return schema ? [{ index, request: { schema, document: item.json } }] : []
+  })
+  const { results } = await context.validation.validate(checked.map(({ request }) => request), budget)
+  const violations: Array<Violation[] | undefined> = items.map(() => undefined)
+  checked.forEach(({ index }, position) => { violations[index] = results[position] })
+  return violations
 }
 
 function operationFailure (reply: ScriptReply, operations: readonly PreparedOperation[], address: DocumentAddress) {
