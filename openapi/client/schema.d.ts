@@ -625,7 +625,7 @@ export interface components {
              * @description Documents the schema rejects
              */
             violating: number;
-            /** @description False when the collection holds more documents than one report checks */
+            /** @description False when the collection holds more documents than one report checks, or checking them took longer than MAX_VALIDATION_MS */
             complete: boolean;
             examples: components["schemas"]["ConformanceExample"][];
         };

@@ -85,7 +85,7 @@ const conformanceReport = {
   properties: {
     checked: { type: 'integer', format: 'int32', minimum: 0 },
     violating: { type: 'integer', format: 'int32', minimum: 0, description: 'Documents the schema rejects' },
-    complete: { type: 'boolean', description: 'False when the collection holds more documents than one report checks' },
+    complete: { type: 'boolean', description: 'False when the collection holds more documents than one report checks, or checking them took longer than MAX_VALIDATION_MS' },
     examples: { type: 'array', maxItems: 10, items: { $ref: 'ConformanceExample#' } }
   },
   required: ['checked', 'violating', 'complete', 'examples']
