@@ -16,9 +16,9 @@ import problemsPlugin, { sendProblem } from './http/problems.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
-import schemasPlugin from './schemas/plugin.js'
-import { collectionSchemaComponents } from './schemas/route-schemas.js'
-import schemaRoutes from './schemas/routes.js'
+import collectionsPlugin from './collections/plugin.js'
+import { collectionSchemaComponents } from './collections/route-schemas.js'
+import schemaRoutes from './collections/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
 const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
@@ -68,7 +68,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
       trackedPrefix: config.keyPrefix
     })
     await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
-    await app.register(schemasPlugin, {
+    await app.register(collectionsPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
       validation: config.validation
     })

@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
-import type { ValidationSettings } from './schemas/validation-pool.js'
+import type { ValidationSettings } from './collections/validation-pool.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
 export const environmentSchema = {
