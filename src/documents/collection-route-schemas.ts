@@ -1,5 +1,5 @@
 import { emptyResponse, jsonResponse, problemResponses, requestHeaderSchema } from '../openapi/components.js'
-import { bodyRefs, jsonPointerSchema, keyParamSchema, listQuerySchema, pathPointerSchema } from './schemas.js'
+import { bodyRefs, jsonPointerSchema, keyParamSchema, listQuerySchema, pathPointerSchema } from './body-schemas.js'
 
 /** Route schemas of listing, batches, expiry and description: each validates and becomes an OpenAPI operation. */
 

@@ -4,7 +4,7 @@ import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
 import { checkCollectionName } from './collection.js'
 import { conformanceReport } from './report.js'
-import { schemaRouteSchemas } from './route-schemas.js'
+import { schemaRouteSchemas } from './schema-route-schemas.js'
 import { schemaSourceOf } from './validation-protocol.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'

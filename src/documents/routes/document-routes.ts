@@ -1,18 +1,18 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BadRequestError, InvalidJsonPathError } from '../errors.js'
-import { noneMatchHolds } from '../http/conditional.js'
-import type { EarlyAnswer, EarlyAnswers } from '../http/early-answers.js'
-import { analyzeJsonPath } from './jsonpath.js'
-import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from './pointer.js'
-import { preparePatch } from './json-patch.js'
-import { prepareOperations } from './operations.js'
+import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
+import { noneMatchHolds } from '../../http/conditional.js'
+import type { EarlyAnswer, EarlyAnswers } from '../../http/early-answers.js'
+import { analyzeJsonPath } from '../jsonpath.js'
+import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from '../pointer.js'
+import { preparePatch } from '../json-patch.js'
+import { prepareOperations } from '../operations.js'
 import {
   acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, recordHeaders,
   setRecordHeaders, ttlMsOf
-} from './request.js'
-import { documentRouteSchemas as schemas, type DocumentForm } from './route-schemas.js'
-import type { DocumentStore, StoredValue, WriteOptions, WriteResult } from './store/index.js'
+} from '../request.js'
+import { documentRouteSchemas as schemas, type DocumentForm } from './document-route-schemas.js'
+import type { DocumentStore, StoredValue, WriteOptions, WriteResult } from '../store/index.js'
 
 export interface DocumentRoutesOptions {
   maxDepth: number
