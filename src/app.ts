@@ -1,9 +1,15 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { AppConfig } from './config.js'
-import collectionRoutes from './documents/collection-routes.js'
+import batchRoutes from './documents/routes/batch-routes.js'
+import { batchAnswerSchemas } from './documents/routes/batch-route-schemas.js'
 import documentRoutes from './documents/routes/document-routes.js'
-import { collectionAnswerSchemas } from './documents/collection-route-schemas.js'
 import { documentAnswerSchemas } from './documents/routes/document-route-schemas.js'
+import listingRoutes from './documents/routes/listing-routes.js'
+import { listingAnswerSchemas } from './documents/routes/listing-route-schemas.js'
+import metaRoutes from './documents/routes/meta-routes.js'
+import { metaAnswerSchemas } from './documents/routes/meta-route-schemas.js'
+import ttlRoutes from './documents/routes/ttl-routes.js'
+import { ttlAnswerSchemas } from './documents/routes/ttl-route-schemas.js'
 import { sharedSchemas } from './documents/body-schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
@@ -23,7 +29,9 @@ import schemaRoutes from './collections/schema-routes.js'
 /** Schemas that request bodies reference by `$id`: the validators know them. */
 const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
-const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
+const namedSchemas = [
+  ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas
+]
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,7 +85,10 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
     // Plain reads are answered before fastify meets them, unless every request is to be logged.
     await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
-    await app.register(collectionRoutes, { maxDepth: config.maxDepth })
+    await app.register(listingRoutes)
+    await app.register(batchRoutes, { maxDepth: config.maxDepth })
+    await app.register(ttlRoutes)
+    await app.register(metaRoutes)
     await app.register(schemaRoutes)
     await app.register(openapiRoutes)
     await app.register(methodNotAllowedRoutes, { methods: routeMethods })
