@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import swagger, { type SwaggerTransform } from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
@@ -20,8 +19,8 @@ const tags = [
 ]
 
 /**
- * The OpenAPI 3.1 description, generated from the route schemas (one source of truth), and its
- * interactive reference page. Registered before any route, so that every route registered later is in it.
+ * The OpenAPI 3.1 description, generated from the route schemas (one source of truth). Registered before
+ * any route, so that every route registered later is in it.
  */
 export default fp(async function openapiPlugin (app: FastifyInstance) {
   app.addSchema(validationErrorSchema)
@@ -48,7 +47,6 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
     transform: describeRoute,
     transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
   })
-  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
 }, { name: 'openapi', fastify: '5.x' })
 
 /**

@@ -1,37 +1,27 @@
-import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
 import { noneMatchHolds } from '../../http/conditional.js'
-import type { EarlyAnswer, EarlyAnswers } from '../../http/early-answers.js'
+import type { AnswerCache } from '../answer-cache.js'
 import { analyzeJsonPath } from '../jsonpath.js'
-import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from '../pointer.js'
 import { preparePatch } from '../json-patch.js'
 import { prepareOperations } from '../operations.js'
 import {
-  acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, recordHeaders,
-  setRecordHeaders, ttlMsOf
+  acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders,
+  ttlMsOf
 } from '../request.js'
 import { documentRouteSchemas as schemas, type DocumentForm } from './document-route-schemas.js'
-import type { DocumentStore, StoredValue, WriteOptions, WriteResult } from '../store/index.js'
-
-export interface DocumentRoutesOptions {
-  maxDepth: number
-  /** Where to answer plain reads before fastify meets them; leave out to answer every read in the route. */
-  earlyAnswers?: EarlyAnswers
-}
+import type { StoredValue, WriteOptions, WriteResult } from '../store/index.js'
 
 /** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
 const URL_PREFIX = '/docs/'
-/** Longer URLs go to fastify, which bounds every route parameter (maxParamLength). */
-const MAX_EARLY_URL_LENGTH = 8 * 1024
 /**
  * Longer bodies are sent as a Buffer: Node joins a string body to the response head, and writing the
  * joined string copies it once more on the JavaScript heap, where megabytes bring on full collections.
  */
 const LARGE_BODY_LENGTH = 16 * 1024
 const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
-/** The Content-Type of a read's answer, whether the route or the early answer sends it. */
+/** The Content-Type of a read's answer. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
 const JSON_PATCH = 'application/json-patch+json'
@@ -42,13 +32,13 @@ interface WriteQuery { ttl?: number }
  * The document resource: `/docs/{key}` and any location inside it, `/docs/{key}/{pointer...}` or
  * `/docs/{key}?pointer=`.
  */
-export default async function documentRoutes (app: FastifyInstance, { maxDepth, earlyAnswers }: DocumentRoutesOptions) {
-  for (const form of ['document', 'path'] as const) documentForm(app, form, maxDepth, earlyAnswers)
-  earlyAnswers?.install(answerReadEarly(app.documents))
+export default async function documentRoutes (app: FastifyInstance, { maxDepth }: { maxDepth: number }) {
+  for (const form of ['document', 'path'] as const) documentForm(app, form, maxDepth)
 }
 
-function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number, earlyAnswers?: EarlyAnswers) {
+function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: number) {
   const store = app.documents
+  const answers = app.answerCache
   const url = URL_PATTERNS[form]
   const writeOptions = (request: FastifyRequest<{ Querystring: WriteQuery }>, wantValue = !prefersMinimal(request)) => {
     const { ifMatch, ifNoneMatch } = conditionsOf(request)
@@ -56,22 +46,18 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return options
   }
 
-  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), onRequest: answerRecalled(store) },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), preHandler: answerRemembered(answers) },
     async (request, reply) => {
-      // answerRecalled left conditional reads to this point, their If-None-Match now validated.
-      const recalled = request.headers['if-none-match'] === undefined ? undefined : store.recall(request.url)
-      if (recalled) return sendStored(request, reply, recalled)
-      // A plain read that failed early failed with this very read: its error is the answer.
-      const failure = earlyAnswers?.failureOf(request.raw)
-      if (failure !== undefined) throw failure
       const address = addressOf(request, URL_PREFIX, { namedLast: true })
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
       }
       if (jsonpath === undefined) {
+        const stored = await store.read(address)
         // The URL names the answer: what reached here with it once, valid, would again.
-        return sendStored(request, reply, await store.read(address, request.url))
+        answers.remember(request.url, stored)
+        return sendStored(request, reply, stored)
       }
       const verdict = analyzeJsonPath(jsonpath)
       if ('problem' in verdict) throw new InvalidJsonPathError(verdict.problem)
@@ -129,55 +115,23 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 }
 
 /**
- * Answers a read the cache holds before fastify validates it: the same URL passed validation when its
- * answer was remembered. A request with If-None-Match waits for its header to be validated. Unconditional
- * GETs on a socket meet answerReadEarly first; this serves HEAD and injected requests.
+ * The read routes' preHandler: answers a read the answer cache holds, else leaves it to the handler. A
+ * route-level preHandler runs after every global hook of every earlier step (onRequest, preParsing,
+ * preValidation, preHandler), so access checks, rate limits and metrics see cached reads too, whichever
+ * step they hook; and after validation, so a cached answer is sent only to a request the handler would
+ * have served (a malformed If-None-Match is still 400).
  */
-function answerRecalled (store: DocumentStore) {
-  return function answerRecalledRead (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const recalled = request.headers['if-none-match'] === undefined ? store.recall(request.url) : undefined
-    if (recalled === undefined) return done()
-    sendStored(request, reply, recalled)
+function answerRemembered (answers: AnswerCache) {
+  return function answerFromCache (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+    const remembered = answers.recall(request.url)
+    if (remembered === undefined) return done()
+    sendStored(request, reply, remembered)
   }
 }
 
-/**
- * The route's answer to a plain GET on a socket (no query, no If-None-Match), before fastify builds a
- * request for it: from memory when remembered, else from Redis. Any URL the route might refuse, and any
- * read that fails, goes to fastify, which answers it as it always would.
- */
-function answerReadEarly (store: DocumentStore): EarlyAnswer {
-  return function answerGet (request, response) {
-    const url = request.url
-    if (request.method !== 'GET' || url === undefined || request.headers['if-none-match'] !== undefined) return false
-    const recalled = store.recall(url)
-    if (recalled !== undefined) return sendEarly(response, recalled)
-    const address = plainAddressOf(url)
-    if (address === undefined) return false
-    return store.read(address, url).then((stored) => sendEarly(response, stored))
-  }
-}
-
-/** The address in a URL of the path form without a query, if it is one the route would read. */
-function plainAddressOf (url: string): DocumentAddress | undefined {
-  if (!url.startsWith(URL_PREFIX) || url.length > MAX_EARLY_URL_LENGTH || /[?#]/.test(url)) return undefined
-  const parsed = parseDocumentAddress(url.slice(URL_PREFIX.length))
-  if ('problem' in parsed || unaddressableToken(parsed.tokens, true) !== undefined) return undefined
-  return parsed
-}
-
-/** A read's body as sent, early or by the route: long ones as a Buffer (see LARGE_BODY_LENGTH). */
+/** A read's body as sent: long ones as a Buffer (see LARGE_BODY_LENGTH). */
 function bodyOf (json: string): string | Buffer {
   return json.length > LARGE_BODY_LENGTH ? Buffer.from(json) : json
-}
-
-function sendEarly (response: ServerResponse, stored: StoredValue): true {
-  const body = bodyOf(stored.json)
-  response.writeHead(200, recordHeaders(stored, {
-    'content-type': JSON_CONTENT_TYPE, 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length
-  }))
-  response.end(body)
-  return true
 }
 
 function sendStored (request: FastifyRequest, reply: FastifyReply, stored: StoredValue) {
