@@ -14,7 +14,6 @@ import type { StoredValue, WriteOptions, WriteResult } from '../store/index.js'
 
 /** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
-const URL_PREFIX = '/docs/'
 /**
  * Longer bodies are sent as a Buffer: Node joins a string body to the response head, and writing the
  * joined string copies it once more on the JavaScript heap, where megabytes bring on full collections.
@@ -48,7 +47,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), preHandler: answerRemembered(answers) },
     async (request, reply) => {
-      const address = addressOf(request, URL_PREFIX, { namedLast: true })
+      const address = addressOf(request, { namedLast: true })
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
@@ -68,7 +67,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     schema: schemas.put(form),
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const address = addressOf(request, URL_PREFIX, { namedLast: true })
+    const address = addressOf(request, { namedLast: true })
     const body = documentBodyOf(request, address, maxDepth)
     return sendWrite(request, reply, await store.put(address, body, writeOptions(request)))
   })
@@ -78,7 +77,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     schema: schemas.patch(form)
   }, async (request, reply) => {
     const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
-    const address = addressOf(request, URL_PREFIX, { namedLast: isJsonPatch })
+    const address = addressOf(request, { namedLast: isJsonPatch })
     const body = jsonBodyOf(request)
     if (isJsonPatch) {
       const operations = preparePatch(body, address.tokens, maxDepth)
@@ -92,7 +91,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     schema: schemas.post(form),
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const address = addressOf(request, URL_PREFIX)
+    const address = addressOf(request)
     const body = jsonBodyOf(request)
     const operations = prepareOperations(body, address.tokens, maxDepth)
     const outcome = await store.operate(address, operations, writeOptions(request, false))
@@ -104,7 +103,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
   })
 
   app.delete(url, { schema: schemas.remove(form) }, async (request, reply) => {
-    const result = await store.remove(addressOf(request, URL_PREFIX, { namedLast: true }), conditionsOf(request))
+    const result = await store.remove(addressOf(request, { namedLast: true }), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })

@@ -8,7 +8,7 @@ export default async function metaRoutes (app: FastifyInstance) {
 
   for (const form of ['document', 'path'] as const) {
     app.get(form === 'path' ? '/meta/:key/*' : '/meta/:key', { schema: metaSchema(form) }, async (request, reply) => {
-      const { version, expiresAt, ...description } = await store.describe(addressOf(request, '/meta/', { throughEscapes: false }))
+      const { version, expiresAt, ...description } = await store.describe(addressOf(request, { throughEscapes: false }))
       setRecordHeaders(reply, { version, ...(expiresAt === undefined ? {} : { expiresAt }) })
       return reply.type('application/json').send(JSON.stringify(description))
     })

@@ -9,19 +9,19 @@ export default async function ttlRoutes (app: FastifyInstance) {
   const store = app.documents
 
   app.get('/ttl/:key', { schema: ttlSchemas.get }, async (request, reply) => {
-    const record = await store.expiry(wholeDocumentKey(addressOf(request, '/ttl/')), undefined, conditionsOf(request))
+    const record = await store.expiry(wholeDocumentKey(addressOf(request)), undefined, conditionsOf(request))
     return sendTtl(reply, record)
   })
 
   app.put<{ Body: { ttl: number } }>('/ttl/:key', {
     schema: ttlSchemas.put, preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const key = wholeDocumentKey(addressOf(request, '/ttl/'))
+    const key = wholeDocumentKey(addressOf(request))
     return sendTtl(reply, await store.expiry(key, ttlMsOf(request.body.ttl), conditionsOf(request)))
   })
 
   app.delete('/ttl/:key', { schema: ttlSchemas.delete }, async (request, reply) => {
-    const key = wholeDocumentKey(addressOf(request, '/ttl/'))
+    const key = wholeDocumentKey(addressOf(request))
     setRecordHeaders(reply, await store.expiry(key, 0, conditionsOf(request)))
     return reply.code(204).send()
   })
