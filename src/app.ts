@@ -79,7 +79,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
   try {
     // External: problem rendering, and the description every route registered later joins.
     await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
-    await app.register(openapiPlugin)
+    await app.register(openapiPlugin, { basePath: config.basePath })
     // The app's services.
     await app.register(redisPlugin, {
       connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
@@ -96,8 +96,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     // Cross-cutting hooks, which every request on every route meets before the route's own.
     for (const plugin of crossCutting) await app.register(unencapsulated(plugin))
 
-    // The routes, and a 405 for every method each route lacks.
-    await app.register(serviceRoutes(config))
+    // The routes, under BASE_PATH, and a 405 for every method each route lacks.
+    await app.register(serviceRoutes(config), { prefix: config.basePath })
     await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 
     await app.ready()
@@ -110,7 +110,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
   return app
 }
 
-/** Every route of the service. */
+/** Every route of the service, registered under BASE_PATH. */
 function serviceRoutes (config: AppConfig): FastifyPluginAsync {
   return async function routes (app) {
     await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })

@@ -49,7 +49,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     const { created, revision } = await storage.put(collection, schema.text, conditionsOf(request))
     const existingDocuments = await conformanceReport(app.documents, validation, collection + separator, schema)
     reply.header('ETag', etagOf(revision))
-    if (created) reply.code(201).header('Location', `/schemas/${encodeURIComponent(collection)}`)
+    if (created) reply.code(201).header('Location', `${app.prefix}/schemas/${encodeURIComponent(collection)}`)
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
   })
 

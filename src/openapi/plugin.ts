@@ -20,9 +20,10 @@ const tags = [
 
 /**
  * The OpenAPI 3.1 description, generated from the route schemas (one source of truth). Registered before
- * any route, so that every route registered later is in it.
+ * any route, so that every route registered later is in it. Paths are relative to `basePath`, the
+ * description's server URL.
  */
-export default fp(async function openapiPlugin (app: FastifyInstance) {
+export default fp(async function openapiPlugin (app: FastifyInstance, { basePath }: { basePath: string }) {
   app.addSchema(validationErrorSchema)
   app.addSchema(problemSchema)
   app.addHook('onRoute', addCommonProblems)
@@ -36,7 +37,7 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
           'inside a document is a JSON Pointer (RFC 6901), in the path or in `?pointer=`. Every error is ' +
           'application/problem+json (RFC 9457).'
       },
-      servers: [{ url: '/', description: 'This service' }],
+      servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service' }],
       // The service has no authentication: say so explicitly.
       security: [],
       tags
@@ -44,7 +45,7 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
     exposeHeadRoutes: true,
     convertConstToEnum: false,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
-    transform: describeRoute,
+    transform: (route) => describeRoute({ ...route, url: route.url.slice(basePath.length) }),
     transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
   })
 }, { name: 'openapi', fastify: '5.x' })

@@ -14,7 +14,7 @@ export default async function listingRoutes (app: FastifyInstance) {
     const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
     if (next) {
       const query = new URLSearchParams({ prefix, limit: String(limit), cursor: next })
-      reply.header('Link', `</docs?${query}>; rel="next"`)
+      reply.header('Link', `<${app.prefix}/docs?${query}>; rel="next"`)
     }
     return reply.type('application/json').send(JSON.stringify({ keys: listing.keys, cursor: next }))
   })
