@@ -49,7 +49,9 @@ if (previous === builtFrom(inputs)) process.exit(0)
 // A build that was interrupted may have written some files and not the build info that lists them:
 // tsc would trust that build info and leave those files as they are, so it starts from nothing.
 if (previous === BUILDING) rmSync(buildInfo, { force: true })
-console.error('build: src/ differs from what dist/ was built from; compiling (tsc)')
+console.error(previous === undefined
+  ? 'build: compiling src/ into dist/ (tsc)'
+  : 'build: src/ changed since dist/ was built; compiling what changed (tsc)')
 mkdirSync(join(root, 'dist'), { recursive: true })
 writeFileSync(stamp, BUILDING)
 const result = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.json')], { stdio: 'inherit' })
