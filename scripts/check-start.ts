@@ -42,7 +42,8 @@ function freePort (): Promise<number> {
 /** The environment of a shell: without what the npm running this check put in it. */
 function shellEnvironment (port: number): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)))
-  env.PATH = (env.PATH ?? '').split(delimiter).filter((dir) => !dir.includes('node_modules')).join(delimiter)
+  const npmAdded = (dir: string) => /node_modules[\\/]\.bin$|node-gyp-bin$/.test(dir)
+  env.PATH = (env.PATH ?? '').split(delimiter).filter((dir) => !npmAdded(dir)).join(delimiter)
   env.PORT = String(port)
   delete env.NODE
   delete env.INIT_CWD
