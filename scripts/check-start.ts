@@ -4,7 +4,8 @@
  * dist/, the next builds nothing, a start after an edit to a source serves the edit, and a start after
  * that source is put back with an older modification time serves it as it was. Each start must print no
  * warning but the machine's own npm configuration's, and is timed from the command to the first 200 of
- * /health (.redis/ is linked, so a first start here does not include fetching Redis). `--runs N` repeats the first and the second start N times and prints min/median/max.
+ * /health (.redis/ is linked, so a first start here does not include fetching Redis). `--runs N` repeats
+ * the first and the second start N times and prints min/median/max.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
