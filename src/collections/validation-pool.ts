@@ -77,9 +77,13 @@ export class ValidationPool {
     await Promise.all(this.#slots.map((slot) => slot.close()))
   }
 
-  /** Jobs running in a worker and jobs waiting for one, now. */
-  activity (): { running: number, waiting: number } {
-    return { running: this.#slots.filter((slot) => slot.busy).length, waiting: this.#waiting.length }
+  /** Jobs running in a worker and jobs waiting for one, now, and the workers ready for a job. */
+  activity (): { running: number, waiting: number, idle: number } {
+    return {
+      running: this.#slots.filter((slot) => slot.busy).length,
+      waiting: this.#waiting.length,
+      idle: this.#slots.filter((slot) => slot.idle).length
+    }
   }
 
   /** The budget of one request. */

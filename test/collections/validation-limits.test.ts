@@ -35,11 +35,20 @@ function register (service: FastifyInstance, collection: string, schema: unknown
 
 async function collectionWith (service: FastifyInstance, schema: unknown): Promise<string> {
   const collection = uniqueKey('limits')
+  await workerReady(service)
   expect((await register(service, collection, schema)).statusCode).toBe(201)
   return collection
 }
 
 type Response = Awaited<ReturnType<typeof get>>
+
+/**
+ * Waits until a worker is ready: one replaced after a deadline takes a moment to start (much longer on a
+ * loaded machine), and a request that waits MAX_VALIDATION_MS for it is 503, which is not what these tests test.
+ */
+async function workerReady (service: FastifyInstance) {
+  await eventually(async () => service.schemas.validation.activity().idle > 0, 15_000)
+}
 
 /**
  * Starts a slow request and, once a validation worker is running its job, reads another document: the
@@ -48,6 +57,7 @@ type Response = Awaited<ReturnType<typeof get>>
 async function readWhileValidating (service: FastifyInstance, slow: () => Promise<Response>): Promise<Response> {
   const other = `/docs/${uniqueKey('other')}`
   expect((await put(service, other, { small: true })).statusCode).toBe(201)
+  await workerReady(service)
   let settled = false
   const pending = slow().finally(() => { settled = true })
   await eventually(async () => service.schemas.validation.activity().running > 0, 5000)
@@ -67,6 +77,7 @@ function expectOverLimit (response: Response, limit = 'MAX_VALIDATION_MS', max =
 
 /** A write the schema rejects is still 422 with its violations, and a valid one is written: validation goes on. */
 async function expectValidating (service: FastifyInstance, collection: string) {
+  await workerReady(service)
   const refused = await put(service, `/docs/${collection}:check`, { name: 7 })
   expect(refused.statusCode).toBe(422)
   expect(refused.json()).toMatchObject({ code: 'DOCS_ERR_SCHEMA_VIOLATION', collection })
@@ -98,6 +109,7 @@ describe('a validation that passes MAX_VALIDATION_MS', () => {
       }))
     ]
     for (const write of writes) {
+      await workerReady(app)
       expectOverLimit(await write())
       const after = await get(app, url)
       expect(after.body).toBe(before.body)
@@ -109,6 +121,7 @@ describe('a validation that passes MAX_VALIDATION_MS', () => {
 
   it('is 503 with Retry-After for a write that waited that long for the only worker', async () => {
     const collection = await collectionWith(app, bombSchema)
+    await workerReady(app)
     const first = put(app, `/docs/${collection}:1`, { name: 'x', n: 1 })
     await eventually(async () => app.schemas.validation.activity().running > 0, 5000)
     const waiting = await put(app, `/docs/${collection}:2`, { name: 'y', n: 1 })
@@ -137,6 +150,7 @@ describe('registering a schema', () => {
     for (const [id, document] of [['1', { name: 'a' }], ['2', { name: 'b', n: 1 }], ['3', { name: 'c' }]] as const) {
       expect((await put(app, `/docs/${collection}:${id}`, document)).statusCode).toBe(201)
     }
+    await workerReady(app)
     const response = await register(app, collection, bombSchema)
     expect(response.statusCode).toBe(201)
     expect(response.json().existingDocuments).toMatchObject({ complete: false, violating: 0 })

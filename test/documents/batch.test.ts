@@ -146,8 +146,10 @@ describe('a large batch write', () => {
       expect((await cached.inject({ method: 'POST', url: '/batch/write', payload: { items } })).statusCode).toBe(200)
       return (await scriptMicroseconds(redis)) - before
     }
+    // Other test files run scripts on the same Redis at the same time, which only ever adds: the least of three.
+    const leastOf = async (count: number) => Math.min(await timeOf(count), await timeOf(count), await timeOf(count))
     // Tracking that remembered every declared key per read made this quadratic: 40 times for 10 times the items.
-    const [small, large] = [await timeOf(100), await timeOf(1000)]
+    const [small, large] = [await leastOf(100), await leastOf(1000)]
     expect(large).toBeLessThan(small * 25)
   })
 })
