@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { compileDocumentSchema } from '../src/schemas/validator.js'
+import { compileDocumentSchema } from '../src/collections/validator.js'
 
 const MiB = 1024 * 1024
 

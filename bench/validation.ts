@@ -97,9 +97,9 @@ async function main (): Promise<void> {
 
 /** How long a validation worker takes to start and what it adds to RSS, in this process (when the tree has them). */
 async function workerStart (root: string): Promise<void> {
-  const module = join(root, 'dist/schemas/validation-pool.js')
+  const module = join(root, 'dist/collections/validation-pool.js')
   if (!existsSync(module)) return
-  const { ValidationPool } = await import(module) as typeof import('../src/schemas/validation-pool.js')
+  const { ValidationPool } = await import(module) as typeof import('../src/collections/validation-pool.js')
   const quiet = { error () {}, warn () {}, info () {}, debug () {} } as never
   const starts: number[] = []
   const rssBefore = process.memoryUsage().rss

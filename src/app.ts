@@ -1,29 +1,37 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import type { AppConfig } from './config.js'
-import collectionRoutes from './documents/collection-routes.js'
-import documentRoutes from './documents/routes.js'
-import { collectionAnswerSchemas } from './documents/collection-route-schemas.js'
-import { documentAnswerSchemas } from './documents/route-schemas.js'
-import { sharedSchemas } from './documents/schemas.js'
+import batchRoutes from './documents/routes/batch-routes.js'
+import { batchAnswerSchemas } from './documents/routes/batch-route-schemas.js'
+import documentRoutes from './documents/routes/document-routes.js'
+import { documentAnswerSchemas } from './documents/routes/document-route-schemas.js'
+import listingRoutes from './documents/routes/listing-routes.js'
+import { listingAnswerSchemas } from './documents/routes/listing-route-schemas.js'
+import metaRoutes from './documents/routes/meta-routes.js'
+import { metaAnswerSchemas } from './documents/routes/meta-route-schemas.js'
+import ttlRoutes from './documents/routes/ttl-routes.js'
+import { ttlAnswerSchemas } from './documents/routes/ttl-route-schemas.js'
+import answerCachePlugin from './documents/answer-cache.js'
+import { sharedSchemas } from './documents/body-schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
-import { EarlyAnswers } from './http/early-answers.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
-import schemasPlugin from './schemas/plugin.js'
-import { collectionSchemaComponents } from './schemas/route-schemas.js'
-import schemaRoutes from './schemas/routes.js'
+import collectionsPlugin from './collections/plugin.js'
+import { collectionSchemaComponents } from './collections/schema-route-schemas.js'
+import schemaRoutes from './collections/schema-routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
 const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
-const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
+const namedSchemas = [
+  ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas
+]
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,13 +40,25 @@ declare module 'fastify' {
   }
 }
 
+/** What buildApp takes beside the configuration. */
+export interface BuildOptions {
+  /** The logger to use; by default one at the configured level. */
+  logger?: FastifyServerOptions['loggerInstance']
+  /**
+   * Cross-cutting plugins (access checks, CORS, rate limits, metrics), in a tier of their own after the
+   * app's services and before every route. Each must be unencapsulated (wrapped with fastify-plugin), so
+   * that the hooks it adds meet every request on every route, cached reads included, before the route's
+   * own hooks.
+   */
+  crossCutting?: readonly FastifyPluginAsync[]
+}
+
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
-export async function buildApp (config: AppConfig, logger?: FastifyServerOptions['loggerInstance']): Promise<FastifyInstance> {
-  const earlyAnswers = new EarlyAnswers()
+export async function buildApp (config: AppConfig, { logger, crossCutting = [] }: BuildOptions = {}): Promise<FastifyInstance> {
   const httpServer = new HttpServer(config.http, config.retryAfterSeconds)
   const app = Fastify({
     // The Node server owns connections: their order, limits and timeouts, and what its parser refuses.
-    serverFactory: (handler) => httpServer.create(earlyAnswers.before(handler)),
+    serverFactory: (handler) => httpServer.create(handler),
     clientErrorHandler: httpServer.clientErrorHandler,
     // Requests arriving while the app closes are served, each closing its connection, rather than refused.
     return503OnClosing: false,
@@ -50,36 +70,34 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
 
-  app.decorate('earlyAnswers', earlyAnswers)
   app.decorate('connections', httpServer)
   routeEveryMethod(app)
-  app.addHook('preClose', async () => {
-    earlyAnswers.remove()
-    httpServer.close()
-  })
+  app.addHook('preClose', async () => httpServer.close())
   const routeMethods = recordRouteMethods(app)
   app.setValidatorCompiler(createValidatorCompiler(bodySchemas))
   for (const schema of namedSchemas) app.addSchema(schema)
   try {
+    // External: problem rendering, and the description every route registered later joins.
     await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
-    await app.register(openapiPlugin)
+    await app.register(openapiPlugin, { basePath: config.basePath })
+    // The app's services.
     await app.register(redisPlugin, {
       connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
       trackedPrefix: config.keyPrefix
     })
     await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
-    await app.register(schemasPlugin, {
+    await app.register(collectionsPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
       validation: config.validation
     })
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
+    await app.register(answerCachePlugin)
 
-    await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
-    // Plain reads are answered before fastify meets them, unless every request is to be logged.
-    await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
-    await app.register(collectionRoutes, { maxDepth: config.maxDepth })
-    await app.register(schemaRoutes)
-    await app.register(openapiRoutes)
+    // Cross-cutting hooks, which every request on every route meets before the route's own.
+    for (const plugin of crossCutting) await app.register(unencapsulated(plugin))
+
+    // The routes, under BASE_PATH, and a 405 for every method each route lacks.
+    await app.register(serviceRoutes(config), { prefix: config.basePath })
     await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 
     await app.ready()
@@ -90,4 +108,26 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     throw error
   }
   return app
+}
+
+/** Every route of the service, registered under BASE_PATH. */
+function serviceRoutes (config: AppConfig): FastifyPluginAsync {
+  return async function routes (app) {
+    await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
+    await app.register(documentRoutes, { maxDepth: config.maxDepth })
+    await app.register(listingRoutes)
+    await app.register(batchRoutes, { maxDepth: config.maxDepth })
+    await app.register(ttlRoutes)
+    await app.register(metaRoutes)
+    await app.register(schemaRoutes)
+    await app.register(openapiRoutes)
+  }
+}
+
+/** A cross-cutting plugin, refused when encapsulated: its hooks would never meet a route. */
+function unencapsulated (plugin: FastifyPluginAsync): FastifyPluginAsync {
+  if ((plugin as unknown as Record<symbol, unknown>)[Symbol.for('skip-override')] !== true) {
+    throw new Error(`The cross-cutting plugin ${plugin.name || '(anonymous)'} must be wrapped with fastify-plugin`)
+  }
+  return plugin
 }

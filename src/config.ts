@@ -3,7 +3,7 @@ import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
-import type { ValidationSettings } from './schemas/validation-pool.js'
+import type { ValidationSettings } from './collections/validation-pool.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
 export const environmentSchema = {
@@ -11,6 +11,9 @@ export const environmentSchema = {
   properties: {
     HOST: { type: 'string', default: '127.0.0.1' },
     PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 3000 },
+    // Segments of unreserved characters, none starting with a dot: nothing a router reads as a parameter
+    // or a client normalises away.
+    BASE_PATH: { type: 'string', maxLength: 256, pattern: '^(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)*$', default: '' },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -41,7 +44,7 @@ export const environmentSchema = {
     // One core is left to the event loop (and Redis): see Validated collections in the README.
     VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) }
   },
-  required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
+  required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
@@ -69,6 +72,8 @@ export interface CostLimits {
 /** What buildApp needs: everything explicit, nothing read from process.env. */
 export interface AppConfig {
   redis: RedisConnection
+  /** The path every route is served under ('' or such as '/api'), for a service mounted behind a prefix. */
+  basePath: string
   /** Prefix of every Redis key the service touches; clients reach nothing outside it. */
   keyPrefix: string
   /** Splits a key into collection and id: `users:42` is document 42 of collection `users`. */
@@ -108,6 +113,7 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
 export function appConfigFrom (environment: Environment, redis: RedisConnection): AppConfig {
   return {
     redis,
+    basePath: environment.BASE_PATH,
     keyPrefix: environment.KEY_PREFIX,
     collectionSeparator: environment.COLLECTION_SEPARATOR,
     bodyLimit: environment.BODY_LIMIT,

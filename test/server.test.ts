@@ -140,14 +140,30 @@ describe('configuration', () => {
     [{ REQUEST_TIMEOUT_MS: '0' }, 'REQUEST_TIMEOUT_MS'],
     [{ MAX_VALIDATION_MS: '0' }, 'MAX_VALIDATION_MS'],
     [{ MAX_VALIDATION_MEMORY_MB: '8' }, 'MAX_VALIDATION_MEMORY_MB'],
-    [{ VALIDATION_WORKERS: '0' }, 'VALIDATION_WORKERS']
+    [{ VALIDATION_WORKERS: '0' }, 'VALIDATION_WORKERS'],
+    [{ BASE_PATH: 'api' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/api/' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/a//b' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/a/../b' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/.well-known' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/:tenant' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/docs*' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/a%2Fb' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/a?b' }, 'BASE_PATH'],
+    [{ BASE_PATH: '/' + 'a'.repeat(256) }, 'BASE_PATH']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
 
+  it('takes a BASE_PATH of segments of unreserved characters', () => {
+    expect(loadEnvironment({ BASE_PATH: '/api' }).BASE_PATH).toBe('/api')
+    expect(loadEnvironment({ BASE_PATH: '/jsondocs/v1.2_x~y-z' }).BASE_PATH).toBe('/jsondocs/v1.2_x~y-z')
+  })
+
   it('has working defaults', () => {
     expect(loadEnvironment({})).toMatchObject({
-      HOST: '127.0.0.1', PORT: 3000, KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
+      HOST: '127.0.0.1', PORT: 3000, BASE_PATH: '', KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
       CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152,
       MAX_CONNECTIONS: 4096, HEADERS_TIMEOUT_MS: 10000, REQUEST_TIMEOUT_MS: 30000, IDLE_TIMEOUT_MS: 5000, MAX_UPLOADS: 2,
       MAX_WAITING_UPLOADS: 64, MAX_VALIDATION_MS: 1000, MAX_VALIDATION_MEMORY_MB: 256,

@@ -23,25 +23,26 @@ export interface DocumentAddress {
 export type AddressProblem = { problem: string }
 
 /**
- * Parses the part of a URL path after `/docs/`, still percent-encoded: `{key}[/{token}...]`.
- * Every `/` separates tokens, so `/docs/k/` addresses the member named "" (as the pointer "/" does).
+ * A document address from its route's parameters: `key`, which the router has percent-decoded, and
+ * `rawPointer`, the path segments after it (`/docs/{key}/{rawPointer}`) as sent, still percent-encoded,
+ * or undefined when the URL has none. Every `/` separates tokens, so `/docs/k/` addresses the member
+ * named "" (as the pointer "/" does), and a `%2F` stays inside its token.
  * `queryPointer`, the decoded `?pointer=` parameter, is the other way to give the same pointer: generated
  * clients percent-encode a "/" inside a path parameter, so they cannot reach a deep location by path.
  */
-export function parseDocumentAddress (rawPath: string, queryPointer?: string): DocumentAddress | AddressProblem {
-  const [rawKey = '', ...rawTokens] = rawPath.split('/')
-  const key = percentDecode(rawKey)
-  if (key === undefined) return { problem: 'The key is not valid percent-encoded UTF-8' }
+export function parseDocumentAddress (key: string, rawPointer: string | undefined,
+  queryPointer?: string): DocumentAddress | AddressProblem {
   const keyProblem = checkKey(key)
   if (keyProblem) return { problem: keyProblem }
   if (queryPointer !== undefined) {
-    if (rawTokens.length > 0) return { problem: 'Give the pointer in the path or in ?pointer=, not both' }
+    if (rawPointer !== undefined) return { problem: 'Give the pointer in the path or in ?pointer=, not both' }
     const tokens = parsePointer(queryPointer)
     if (tokens === undefined) return { problem: `?pointer=${queryPointer} is not a JSON Pointer (RFC 6901)` }
     return { key, tokens }
   }
   const tokens: string[] = []
-  for (const rawToken of rawTokens) {
+  if (rawPointer === undefined) return { key, tokens }
+  for (const rawToken of rawPointer.split('/')) {
     const decoded = percentDecode(rawToken)
     if (decoded === undefined) return { problem: 'A pointer segment is not valid percent-encoded UTF-8' }
     const token = unescapeToken(decoded)

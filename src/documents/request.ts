@@ -4,6 +4,7 @@ import {
 } from '../errors.js'
 import { etagOf, versionCondition } from '../http/conditional.js'
 import { mediaTypeOf } from '../http/json-parser.js'
+import { rawWildcardOf } from '../http/raw-wildcard.js'
 import type { JsonBody } from './json-body.js'
 import { parseDocumentAddress, unaddressableToken, unwritableToken, type DocumentAddress } from './pointer.js'
 import type { VersionRecord, WriteConditions } from './store/index.js'
@@ -19,10 +20,13 @@ export interface AddressRules {
   throughEscapes?: boolean
 }
 
-/** The document address in a request's URL path, after `prefix` (such as '/docs/'). */
-export function addressOf (request: FastifyRequest, prefix: string, rules: AddressRules = {}): DocumentAddress {
-  const path = request.url.split('?', 1)[0]!
-  const parsed = parseDocumentAddress(path.slice(prefix.length), queryPointerOf(request))
+/**
+ * The document address a request names with its route's parameters: the `key`, and the pointer in the
+ * path (the route's wildcard, read as sent so that `%2F` stays inside its token) or in `?pointer=`.
+ */
+export function addressOf (request: FastifyRequest, rules: AddressRules = {}): DocumentAddress {
+  const { key } = request.params as { key: string }
+  const parsed = parseDocumentAddress(key, rawWildcardOf(request), queryPointerOf(request))
   if ('problem' in parsed) throw new BadRequestError(parsed.problem)
   const { namedLast = false, throughEscapes = request.method === 'GET' || request.method === 'HEAD' } = rules
   const unaddressable = (throughEscapes ? unaddressableToken : unwritableToken)(parsed.tokens, namedLast)

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import swagger, { type SwaggerTransform } from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
@@ -20,10 +19,11 @@ const tags = [
 ]
 
 /**
- * The OpenAPI 3.1 description, generated from the route schemas (one source of truth), and its
- * interactive reference page. Registered before any route, so that every route registered later is in it.
+ * The OpenAPI 3.1 description, generated from the route schemas (one source of truth). Registered before
+ * any route, so that every route registered later is in it. Paths are relative to `basePath`, the
+ * description's server URL.
  */
-export default fp(async function openapiPlugin (app: FastifyInstance) {
+export default fp(async function openapiPlugin (app: FastifyInstance, { basePath }: { basePath: string }) {
   app.addSchema(validationErrorSchema)
   app.addSchema(problemSchema)
   app.addHook('onRoute', addCommonProblems)
@@ -37,7 +37,7 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
           'inside a document is a JSON Pointer (RFC 6901), in the path or in `?pointer=`. Every error is ' +
           'application/problem+json (RFC 9457).'
       },
-      servers: [{ url: '/', description: 'This service' }],
+      servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service' }],
       // The service has no authentication: say so explicitly.
       security: [],
       tags
@@ -45,10 +45,9 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
     exposeHeadRoutes: true,
     convertConstToEnum: false,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => typeof json.$id === 'string' ? json.$id : `def-${i}` },
-    transform: describeRoute,
+    transform: (route) => describeRoute({ ...route, url: route.url.slice(basePath.length) }),
     transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
   })
-  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
 }, { name: 'openapi', fastify: '5.x' })
 
 /**

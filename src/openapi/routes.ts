@@ -1,6 +1,10 @@
+import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 
-/** GET /openapi.json and /openapi.yaml: the generated description, the same object in two notations. */
+/**
+ * GET /openapi.json and /openapi.yaml, the generated description in two notations, and /reference, its
+ * interactive reference page.
+ */
 export default async function openapiRoutes (app: FastifyInstance) {
   // Serialised once: the description never changes while the service runs, and it is a few hundred kB.
   let json: string | undefined
@@ -21,4 +25,6 @@ export default async function openapiRoutes (app: FastifyInstance) {
       response: { 200: { description: 'The description', content: { 'application/yaml': { schema: { type: 'object' } } } } }
     }
   }, async (_request, reply) => reply.type('application/yaml').send(app.swagger({ yaml: true })))
+
+  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
 }

@@ -3,12 +3,20 @@ import {
   checkKey, formatPointer, indexToken, memberStep, parseDocumentAddress, parsePointer, planPath, unaddressableToken
 } from '../../src/documents/pointer.js'
 
-describe('parseDocumentAddress: URL path after /docs/ -> key and JSON Pointer tokens', () => {
+/** The route's view of a path after /docs/: the key as the router decodes it, and the rest as sent. */
+function routeParams (rawPath: string): [key: string, rawPointer: string | undefined] {
+  const slash = rawPath.indexOf('/')
+  return slash === -1 ? [decodeURIComponent(rawPath), undefined] : [decodeURIComponent(rawPath.slice(0, slash)), rawPath.slice(slash + 1)]
+}
+
+describe('parseDocumentAddress: the route\'s key and the path after it -> key and JSON Pointer tokens', () => {
   it.each([
     ['k', 'k', []],
     ['k/a/b', 'k', ['a', 'b']],
     ['user%3A1/name', 'user:1', ['name']],
     ['a%2Fb/c%2Fd', 'a/b', ['c/d']],
+    ['k/c%2Fd/e', 'k', ['c/d', 'e']],
+    ['k/%252F', 'k', ['%2F']],
     ['k/a~1b', 'k', ['a/b']],
     ['k/m~0n', 'k', ['m~n']],
     ['k/~01', 'k', ['~1']],
@@ -24,16 +32,15 @@ describe('parseDocumentAddress: URL path after /docs/ -> key and JSON Pointer to
     ['k/a+b', 'k', ['a+b']],
     ['k/%7E1', 'k', ['/']]
   ])('%s -> key %j, tokens %j', (raw, key, tokens) => {
-    expect(parseDocumentAddress(raw)).toEqual({ key, tokens })
+    expect(parseDocumentAddress(...routeParams(raw))).toEqual({ key, tokens })
   })
 
   it.each([
     ['', 'The key is empty'],
     ['/a', 'The key is empty'],
-    ['%FF', 'not valid percent-encoded UTF-8'],
-    ['%E0%A4%A', 'not valid percent-encoded UTF-8'],
     ['k/%ED%A0%80', 'not valid percent-encoded UTF-8'],
     ['k/%', 'not valid percent-encoded UTF-8'],
+    ['k/%FF', 'not valid percent-encoded UTF-8'],
     ['k/a~2', 'has a "~" not followed by 0 or 1'],
     ['k/a~', 'has a "~" not followed by 0 or 1'],
     ['a%00b', 'control character'],
@@ -43,9 +50,16 @@ describe('parseDocumentAddress: URL path after /docs/ -> key and JSON Pointer to
     ['x'.repeat(1025), 'longer than 1024 bytes'],
     ['%C3%A9'.repeat(513), 'longer than 1024 bytes']
   ])('refuses %j: %s', (raw, problem) => {
-    const parsed = parseDocumentAddress(raw)
+    const parsed = parseDocumentAddress(...routeParams(raw))
     expect(parsed).toHaveProperty('problem')
     expect((parsed as { problem: string }).problem).toContain(problem)
+  })
+
+  it('takes the pointer from ?pointer= instead, never from both', () => {
+    expect(parseDocumentAddress('k', undefined, '/a~1b/')).toEqual({ key: 'k', tokens: ['a/b', ''] })
+    expect(parseDocumentAddress('k', undefined, '')).toEqual({ key: 'k', tokens: [] })
+    expect(parseDocumentAddress('k', '', '/a')).toEqual({ problem: 'Give the pointer in the path or in ?pointer=, not both' })
+    expect(parseDocumentAddress('k', undefined, 'a')).toHaveProperty('problem')
   })
 
   it('takes keys of exactly 1024 bytes', () => {

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, put, remove, uniqueKey } from '../helpers/app.js'
 import { segment, trickyNames } from '../helpers/member-names.js'
 
 const app = await buildTestApp()
@@ -126,6 +126,42 @@ describe('GET: the root, the empty member name and a trailing slash', () => {
 
   it('ignores the query string', async () => {
     expect((await get(app, `/docs/${key}/a?x=1`)).json()).toEqual({ '': 'inner empty' })
+  })
+})
+
+describe('addresses come from the route: percent-escapes keep their meaning', () => {
+  // The router percent-decodes the key and the rest of the path alike; the pointer is read as sent.
+  const key = `a/b%${uniqueKey()}`
+  const url = `/docs/${encodeURIComponent(key)}`
+  const document = { 'c/d': { e: 'slash' }, c: { d: { e: 'nested' } }, '%2F': 'escape', '%': { '': 'percent' }, '?q': 'query', '#f': 'hash' }
+
+  beforeAll(async () => { expect((await put(app, url, document)).statusCode).toBe(201) })
+
+  it.each([
+    ['/c%2Fd/e', 'slash'],
+    ['/c~1d/e', 'slash'],
+    ['/c/d/e', 'nested'],
+    ['/%252F', 'escape'],
+    ['/%25/', 'percent'],
+    ['/%3Fq', 'query'],
+    ['/%23f', 'hash'],
+    ['?pointer=/c~1d/e', 'slash'],
+    ['?pointer=%2Fc~1d%2Fe', 'slash']
+  ])('%s', async (rest, value) => {
+    expect((await get(app, url + rest)).json()).toBe(value)
+  })
+
+  it('writes and removes where it reads', async () => {
+    expect((await put(app, `${url}/x%2Fy`, 1)).statusCode).toBe(201)
+    expect((await get(app, `${url}/x~1y`)).json()).toBe(1)
+    expect((await remove(app, `${url}/x%2Fy`)).statusCode).toBe(204)
+    expect((await get(app, `${url}/x~1y`)).statusCode).toBe(404)
+    expect((await get(app, url)).json()).toEqual(document)
+  })
+
+  it('reads the route\'s own segments however they are encoded', async () => {
+    expect((await get(app, `/%64ocs/${encodeURIComponent(key)}/c%2Fd/e`)).json()).toBe('slash')
+    expect((await get(app, `/d%6Fcs/${encodeURIComponent(key)}`)).json()).toEqual(document)
   })
 })
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
-import { buildApp } from '../../src/app.js'
+import { buildApp, type BuildOptions } from '../../src/app.js'
 import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 
@@ -23,9 +23,10 @@ export function testConfig ({ limits, ...overrides }: TestOverrides = {}): AppCo
 }
 
 /** An app on the suite's Redis with a key prefix of its own, closed after the file's tests. */
-export async function buildTestApp (overrides: TestOverrides = {}): Promise<FastifyInstance & { keyPrefix: string }> {
+export async function buildTestApp (overrides: TestOverrides = {},
+  options: BuildOptions = {}): Promise<FastifyInstance & { keyPrefix: string }> {
   const config = testConfig(overrides)
-  const app = await buildApp(config)
+  const app = await buildApp(config, options)
   whenDone(() => app.close())
   return Object.assign(app, { keyPrefix: config.keyPrefix })
 }
@@ -77,8 +78,8 @@ export interface SocketResponse {
 }
 
 /**
- * A request over a real loopback socket, as users send them; the app starts listening on first use.
- * Unlike inject, it meets the server's early answers.
+ * A request over a real loopback socket, as users send them, through the service's own HTTP server;
+ * the app starts listening on first use.
  */
 export async function overSocket (app: FastifyInstance, method: 'GET' | 'HEAD', url: string,
   headers: Headers = {}): Promise<SocketResponse> {

@@ -16,7 +16,7 @@ function recordingLogger () {
 
 async function requestLines (logRequests: boolean): Promise<string[]> {
   const { logger, messages } = recordingLogger()
-  const app = await buildApp(testConfig({ logRequests }), logger as never)
+  const app = await buildApp(testConfig({ logRequests }), { logger: logger as never })
   whenDone(() => app.close())
   messages.length = 0
   expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)

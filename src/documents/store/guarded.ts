@@ -1,9 +1,9 @@
 import { limitExceeded, SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
-import type { WriteRules } from '../../schemas/rules.js'
-import type { ValidationBudget } from '../../schemas/validation-pool.js'
-import type { SchemaSource } from '../../schemas/validation-protocol.js'
-import type { Violation } from '../../schemas/validator.js'
+import type { WriteRules } from '../../collections/rules.js'
+import type { ValidationBudget } from '../../collections/validation-pool.js'
+import type { SchemaSource } from '../../collections/validation-protocol.js'
+import type { Violation } from '../../collections/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
 import { call, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
 

@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../redis/plugin.js'
-import type { SchemaRules } from '../../schemas/rules.js'
-import type { ValidationPool } from '../../schemas/validation-pool.js'
+import type { SchemaRules } from '../../collections/rules.js'
+import type { ValidationPool } from '../../collections/validation-pool.js'
 import type { DocumentStoreOptions } from './context.js'
 import { createKeyedQueue } from './keyed-queue.js'
 import { documentReads } from './reads.js'

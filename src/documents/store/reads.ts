@@ -1,7 +1,7 @@
 import { BadRequestError, InvalidJsonPathError, limitExceeded } from '../../errors.js'
 import type { JsonPathShape } from '../jsonpath.js'
-import { BoundedClientSideCache, forgetKeys } from '../../redis/cache.js'
-import { DerivedCache } from '../../redis/derived-cache.js'
+import { forgetKeys } from '../../redis/cache.js'
+import type { Replied } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, queryScript, readScript } from '../scripts/reads.js'
 import {
@@ -12,6 +12,11 @@ import {
 export interface StoredValue extends VersionRecord {
   /** The JSON text RedisJSON holds at the location, as it serialises it. */
   json: string
+  /**
+   * The commands and replies it was read from, when the client-side cache may hold them: an answer built
+   * from this value holds as long as the cache keeps these very replies (see the answer cache).
+   */
+  sources?: readonly Replied[]
 }
 
 export interface Description extends VersionRecord {
@@ -51,8 +56,6 @@ function fetchedOf ([recordText, value]: [string | null, string | null]): Fetche
 export function documentReads (context: StoreContext) {
   const { client } = context
   const cache = client.clientSideCache
-  /** Whole answers to reads, kept while the cached replies they were built from hold. */
-  const answers = cache instanceof BoundedClientSideCache ? new DerivedCache<StoredValue>(cache, cache.maxEntries) : undefined
 
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
@@ -86,30 +89,9 @@ export function documentReads (context: StoreContext) {
     return fetchedOf(await call(context, key, fetchPair(ver, doc, path)))
   }
 
-  /** Keeps an answer under a name while the replies it was built from stay cached. */
-  function remember (name: string | undefined, doc: string, ver: string, path: string, fetched: Fetched, answer: StoredValue) {
-    if (name === undefined || !answers) return
-    answers.remember(name, [[['GET', ver], fetched.recordText], [['JSON.GET', doc, path], fetched.value]], answer)
-  }
-
   return {
-    /**
-     * A read answered before under this name (by read or query with rememberAs), when every cached
-     * reply it was built from still holds and the document has not expired; else undefined.
-     */
-    recall (name: string): StoredValue | undefined {
-      const answer = answers?.get(name)
-      if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) return undefined
-      return answer
-    },
-
-    /** Reads recall has answered since the start. */
-    recalledCount (): number {
-      return answers?.hits ?? 0
-    },
-
-    /** The value at an address and the document's version record; with caching on, remembered as rememberAs. */
-    async read (address: DocumentAddress, rememberAs?: string): Promise<StoredValue> {
+    /** The value at an address and the document's version record; with caching on, the replies it was read from. */
+    async read (address: DocumentAddress): Promise<StoredValue> {
       screenDepth(address)
       const [doc, ver] = documentKeysOf(context, address.key)
       const plan = planPath(address.tokens)
@@ -118,8 +100,8 @@ export function documentReads (context: StoreContext) {
       const { value } = fetched
       if (value === null) throw notFound(address)
       if (value !== '[]') {
-        const answer = withRecord({ json: unwrap(value) }, fetched.record)
-        remember(rememberAs, doc, ver, plan.guess, fetched, answer)
+        const answer: StoredValue = withRecord({ json: unwrap(value) }, fetched.record)
+        if (cache) answer.sources = [[['GET', ver], fetched.recordText], [['JSON.GET', doc, plan.guess], value]]
         return answer
       }
       if (!plan.ambiguous) throw notFound(address)

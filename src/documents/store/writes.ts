@@ -2,9 +2,9 @@ import {
   NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, WriteContendedError, withExtensions
 } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
-import type { WriteRules } from '../../schemas/rules.js'
-import type { ValidationBudget } from '../../schemas/validation-pool.js'
-import type { Violation } from '../../schemas/validator.js'
+import type { WriteRules } from '../../collections/rules.js'
+import type { ValidationBudget } from '../../collections/validation-pool.js'
+import type { Violation } from '../../collections/validator.js'
 import { formatPointer, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { batchPutScript } from '../scripts/batch.js'
 import { operationsScript } from '../scripts/operations.js'

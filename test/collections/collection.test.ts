@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkCollectionName, collectionOf } from '../../src/schemas/collection.js'
+import { checkCollectionName, collectionOf } from '../../src/collections/collection.js'
 
 describe('collectionOf', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
-import type { ValidationSettings } from '../../src/schemas/validation-pool.js'
+import type { ValidationSettings } from '../../src/collections/validation-pool.js'
 import { buildTestApp, get, patch, put, send, uniqueKey } from '../helpers/app.js'
 import { eventually } from '../helpers/local-redis.js'
 

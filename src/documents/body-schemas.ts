@@ -140,6 +140,9 @@ export const keyParamSchema = {
   ...keySchema,
   description: 'The document key: 1 to 1024 bytes of UTF-8 without control characters, percent-encoded (a "/" in a key is %2F)'
 } as const
+
+/** Path parameters of the routes about one whole document. */
+export const keyParamsSchema = { type: 'object', properties: { key: keyParamSchema } } as const
 const entityTagList = { type: 'string', pattern: CONDITION_HEADER_PATTERN, description: 'As the If-Match / If-None-Match header' } as const
 
 const batchReadBodySchema = {
@@ -232,3 +235,6 @@ export const listQuerySchema = {
   },
   additionalProperties: false
 } as const
+
+/** The query string of routes that take no parameters. */
+export const noQuerySchema = { type: 'object', properties: {}, additionalProperties: false } as const

@@ -1,9 +1,9 @@
 import {
   emptyResponse, headers, jsonResponse, problemResponses, requestHeaderSchema
-} from '../openapi/components.js'
+} from '../../openapi/components.js'
 import {
   bodyRefs, jsonPointerSchema, keyParamSchema, pathPointerSchema, readQuerySchema, writeQuerySchema
-} from './schemas.js'
+} from '../body-schemas.js'
 
 /**
  * The route schemas of the document resource. Each method is served in two URL forms, `/docs/{key}`

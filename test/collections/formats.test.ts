@@ -1,7 +1,7 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js'
 import { describe, expect, it } from 'vitest'
-import { URL_PATTERN } from '../../src/schemas/formats.js'
-import { compileLinearPattern } from '../../src/schemas/linear-regexp.js'
+import { URL_PATTERN } from '../../src/collections/formats.js'
+import { compileLinearPattern } from '../../src/collections/linear-regexp.js'
 
 const native = fullFormats.url as RegExp
 const linear = compileLinearPattern(URL_PATTERN)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createSchemaPatterns, MAX_SCHEMA_INSTRUCTIONS, MAX_SCHEMA_PROPERTIES } from '../../src/schemas/linear-regexp.js'
-import { createDocumentAjv } from '../../src/schemas/validator.js'
+import { createSchemaPatterns, MAX_SCHEMA_INSTRUCTIONS, MAX_SCHEMA_PROPERTIES } from '../../src/collections/linear-regexp.js'
+import { createDocumentAjv } from '../../src/collections/validator.js'
 
 describe('the documents\' ajv', () => {
   it('runs every schema pattern on the linear-time engine, never on V8\'s backtracking one', () => {

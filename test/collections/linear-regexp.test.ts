@@ -2,7 +2,7 @@ import { runInNewContext } from 'node:vm'
 import { setFlagsFromString } from 'node:v8'
 import { RE2JS } from 're2js'
 import { describe, expect, it } from 'vitest'
-import { compileLinearPattern, engineOf } from '../../src/schemas/linear-regexp.js'
+import { compileLinearPattern, engineOf } from '../../src/collections/linear-regexp.js'
 
 /** Strings over a and b with a c every `gap` characters: a DFA for a[ab]{n}c builds a state per character. */
 function thrashing (length: number, gap: number) {

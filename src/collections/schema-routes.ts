@@ -4,7 +4,7 @@ import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
 import { checkCollectionName } from './collection.js'
 import { conformanceReport } from './report.js'
-import { schemaRouteSchemas } from './route-schemas.js'
+import { schemaRouteSchemas } from './schema-route-schemas.js'
 import { schemaSourceOf } from './validation-protocol.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'
@@ -49,7 +49,7 @@ export default async function schemaRoutes (app: FastifyInstance) {
     const { created, revision } = await storage.put(collection, schema.text, conditionsOf(request))
     const existingDocuments = await conformanceReport(app.documents, validation, collection + separator, schema)
     reply.header('ETag', etagOf(revision))
-    if (created) reply.code(201).header('Location', `/schemas/${encodeURIComponent(collection)}`)
+    if (created) reply.code(201).header('Location', `${app.prefix}/schemas/${encodeURIComponent(collection)}`)
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
   })
 

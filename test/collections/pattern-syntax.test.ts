@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { compileLinearPattern } from '../../src/schemas/linear-regexp.js'
-import { toLinearSyntax, UnrunnablePatternError } from '../../src/schemas/pattern-syntax.js'
+import { compileLinearPattern } from '../../src/collections/linear-regexp.js'
+import { toLinearSyntax, UnrunnablePatternError } from '../../src/collections/pattern-syntax.js'
 
 /** Patterns and texts whose answers V8 (the engine schemas ran on before) and the linear engine must share. */
 const sameAnswers: Array<[string, string[]]> = [

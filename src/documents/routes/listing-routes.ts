@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify'
+import { BadRequestError } from '../../errors.js'
+import { listSchema } from './listing-route-schemas.js'
+
+interface ListQuery { prefix: string, limit: number, cursor?: string }
+
+/** `GET /docs?prefix=`: document keys by prefix, a page at a time. */
+export default async function listingRoutes (app: FastifyInstance) {
+  const store = app.documents
+
+  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema }, async (request, reply) => {
+    const { prefix, limit } = request.query
+    const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit)
+    const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
+    if (next) {
+      const query = new URLSearchParams({ prefix, limit: String(limit), cursor: next })
+      reply.header('Link', `<${app.prefix}/docs?${query}>; rel="next"`)
+    }
+    return reply.type('application/json').send(JSON.stringify({ keys: listing.keys, cursor: next }))
+  })
+}
+
+/** Cursors are opaque to clients and bound to the prefix they were issued for. */
+function encodeCursor (prefix: string, cursor: string): string {
+  return Buffer.from(JSON.stringify([prefix, cursor])).toString('base64url')
+}
+
+function decodeCursor (token: string | undefined, prefix: string): string {
+  if (token === undefined) return '0'
+  let decoded: unknown
+  try {
+    decoded = JSON.parse(Buffer.from(token, 'base64url').toString())
+  } catch {
+    decoded = undefined
+  }
+  const [issuedFor, cursor] = Array.isArray(decoded) ? decoded : []
+  if (issuedFor !== prefix || !isScanCursor(cursor)) throw new BadRequestError('The cursor is not one this listing issued')
+  return cursor
+}
+
+/** SCAN cursors are unsigned 64-bit integers; Redis refuses any other number with an error. */
+function isScanCursor (cursor: unknown): cursor is string {
+  return typeof cursor === 'string' && /^\d{1,20}$/.test(cursor) && BigInt(cursor) < 2n ** 64n
+}
