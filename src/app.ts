@@ -1,4 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import accessPlugin from './access/plugin.js'
+import { tokenAnswerSchemas, tokenBodySchemas } from './access/route-schemas.js'
+import tokenRoutes from './access/routes.js'
 import type { AppConfig } from './config.js'
 import collectionRoutes from './documents/collection-routes.js'
 import documentRoutes from './documents/routes.js'
@@ -21,9 +24,15 @@ import { collectionSchemaComponents } from './schemas/route-schemas.js'
 import schemaRoutes from './schemas/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...tokenBodySchemas]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
-const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas]
+const namedSchemas = [...bodySchemas, ...documentAnswerSchemas, ...collectionAnswerSchemas, ...tokenAnswerSchemas]
+
+/** Headers that carry credentials, never written to a log line (pino's redact option). */
+export const logRedaction = {
+  paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization', 'res.headers.authorization'],
+  censor: '[redacted]'
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,7 +51,7 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     clientErrorHandler: httpServer.clientErrorHandler,
     // Requests arriving while the app closes are served, each closing its connection, rather than refused.
     return503OnClosing: false,
-    ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
+    ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel, redact: logRedaction } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
@@ -62,11 +71,16 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
   for (const schema of namedSchemas) app.addSchema(schema)
   try {
     await app.register(problemsPlugin, { retryAfterSeconds: config.retryAfterSeconds })
-    await app.register(openapiPlugin)
     await app.register(redisPlugin, {
       connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
       trackedPrefix: config.keyPrefix
     })
+    // Before every route, the description's own among them: each must declare its access rule.
+    await app.register(accessPlugin, {
+      settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
+      timeoutMs: config.redisTimeoutMs
+    })
+    await app.register(openapiPlugin)
     await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
     await app.register(schemasPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
@@ -75,10 +89,13 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
 
     await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
-    // Plain reads are answered before fastify meets them, unless every request is to be logged.
-    await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(config.logRequests ? {} : { earlyAnswers }) })
+    // Plain reads are answered before fastify meets them, unless every request is to be logged or its
+    // access checked: early answers never meet fastify's hooks.
+    const answerEarly = !config.logRequests && config.access.open
+    await app.register(documentRoutes, { maxDepth: config.maxDepth, ...(answerEarly ? { earlyAnswers } : {}) })
     await app.register(collectionRoutes, { maxDepth: config.maxDepth })
     await app.register(schemaRoutes)
+    await app.register(tokenRoutes)
     await app.register(openapiRoutes)
     await app.register(methodNotAllowedRoutes, { methods: routeMethods })
 

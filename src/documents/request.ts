@@ -31,6 +31,19 @@ export function addressOf (request: FastifyRequest, prefix: string, rules: Addre
 }
 
 /**
+ * The document key a request's URL path names after `prefix`, read as addressOf reads it: what access
+ * checks before the route runs. A malformed address is the 400 the route would answer.
+ */
+export function keyIn (prefix: string) {
+  return function documentKeyOf (request: FastifyRequest): string {
+    const path = request.url.split('?', 1)[0]!
+    const parsed = parseDocumentAddress(path.slice(prefix.length), queryPointerOf(request))
+    if ('problem' in parsed) throw new BadRequestError(parsed.problem)
+    return parsed.key
+  }
+}
+
+/**
  * The `?pointer=` parameter as sent. Read from the URL rather than the validated query, so that a route
  * form whose schema leaves it out still refuses it instead of silently ignoring it.
  */

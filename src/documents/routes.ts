@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PUBLIC, type AccessRule } from '../access/plugin.js'
 import { BadRequestError, InvalidJsonPathError } from '../errors.js'
 import { noneMatchHolds } from '../http/conditional.js'
 import type { EarlyAnswer, EarlyAnswers } from '../http/early-answers.js'
@@ -8,7 +9,7 @@ import { parseDocumentAddress, unaddressableToken, type DocumentAddress } from '
 import { preparePatch } from './json-patch.js'
 import { prepareOperations } from './operations.js'
 import {
-  acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, recordHeaders,
+  acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, keyIn, prefersMinimal, recordHeaders,
   setRecordHeaders, ttlMsOf
 } from './request.js'
 import { documentRouteSchemas as schemas, type DocumentForm } from './route-schemas.js'
@@ -35,6 +36,9 @@ const ALLOW = 'GET, HEAD, PUT, PATCH, POST, DELETE'
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8'
 const MERGE_PATCH = ['application/merge-patch+json', 'application/json']
 const JSON_PATCH = 'application/json-patch+json'
+/** Reads need `read` on the key, writes `write`; JSON Patch `from` and operation paths stay in the same document. */
+const READ: { access: AccessRule } = { access: { right: 'read', target: keyIn(URL_PREFIX) } }
+const WRITE: { access: AccessRule } = { access: { right: 'write', target: keyIn(URL_PREFIX) } }
 
 interface WriteQuery { ttl?: number }
 
@@ -56,7 +60,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return options
   }
 
-  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), onRequest: answerRecalled(store) },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), config: READ, onRequest: answerRecalled(store) },
     async (request, reply) => {
       // answerRecalled left conditional reads to this point, their If-None-Match now validated.
       const recalled = request.headers['if-none-match'] === undefined ? undefined : store.recall(request.url)
@@ -80,6 +84,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.put<{ Querystring: WriteQuery }>(url, {
     schema: schemas.put(form),
+    config: WRITE,
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request, URL_PREFIX, { namedLast: true })
@@ -89,7 +94,8 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.patch<{ Querystring: WriteQuery }>(url, {
     preValidation: acceptMediaTypes(...MERGE_PATCH, JSON_PATCH),
-    schema: schemas.patch(form)
+    schema: schemas.patch(form),
+    config: WRITE
   }, async (request, reply) => {
     const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
     const address = addressOf(request, URL_PREFIX, { namedLast: isJsonPatch })
@@ -104,6 +110,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.post<{ Querystring: WriteQuery }>(url, {
     schema: schemas.post(form),
+    config: WRITE,
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request, URL_PREFIX)
@@ -117,13 +124,13 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return reply.type('application/json').send(json)
   })
 
-  app.delete(url, { schema: schemas.remove(form) }, async (request, reply) => {
+  app.delete(url, { schema: schemas.remove(form), config: WRITE }, async (request, reply) => {
     const result = await store.remove(addressOf(request, URL_PREFIX, { namedLast: true }), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })
 
-  app.options(url, { schema: schemas.options(form) }, async (_request, reply) => {
+  app.options(url, { schema: schemas.options(form), config: { access: PUBLIC } }, async (_request, reply) => {
     return reply.header('Allow', ALLOW).code(204).send()
   })
 }

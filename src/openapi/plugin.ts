@@ -3,6 +3,7 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { PUBLIC } from '../access/plugin.js'
 import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
 import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
 
@@ -16,6 +17,7 @@ const tags = [
   { name: 'expiry', description: 'Time to live of documents' },
   { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
   { name: 'health', description: 'Liveness for load balancers' },
+  { name: 'access', description: 'Bearer tokens and their scopes (the admin token only)' },
   { name: 'openapi', description: 'This description' }
 ]
 
@@ -38,8 +40,17 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
           'application/problem+json (RFC 9457).'
       },
       servers: [{ url: '/', description: 'This service' }],
-      // The service has no authentication: say so explicitly.
+      // Public unless an operation says otherwise: each that needs credentials carries its own `security`.
       security: [],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A token from POST /tokens, the admin token, or a JWT from the configured identity provider (see Access in the README)'
+          }
+        }
+      },
       tags
     },
     exposeHeadRoutes: true,
@@ -48,7 +59,10 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
     transform: describeRoute,
     transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
   })
-  await app.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
+  await app.register(async function referencePage (scope) {
+    scope.addHook('onRoute', (route: RouteOptions) => { route.config = { ...route.config, access: PUBLIC } })
+    await scope.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
+  })
 }, { name: 'openapi', fastify: '5.x' })
 
 /**
@@ -59,11 +73,13 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
 function addCommonProblems (route: RouteOptions): void {
   const { schema } = route
   if (!schema || schema.hide) return
+  const access = route.config?.access
+  const guarded = access === undefined || !('public' in access)
   // 503: Redis unavailable, or (any route) a connection over MAX_CONNECTIONS with none idle to make way.
-  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : [])]
+  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : []), ...(guarded ? [401, 403] : [])]
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const status of statuses) response[status] ??= problemResponse(status)
-  route.schema = { ...schema, response }
+  route.schema = { ...schema, response, ...(guarded ? { security: [{ bearer: [] }] } : {}) }
 }
 
 type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & {

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC } from '../access/plugin.js'
 
 /** GET /openapi.json and /openapi.yaml: the generated description, the same object in two notations. */
 export default async function openapiRoutes (app: FastifyInstance) {
   // Serialised once: the description never changes while the service runs, and it is a few hundred kB.
   let json: string | undefined
+  const config = { access: PUBLIC }
   app.get('/openapi.json', {
+    config,
     schema: {
       operationId: 'getOpenApiJson',
       tags: ['openapi'],
@@ -14,6 +17,7 @@ export default async function openapiRoutes (app: FastifyInstance) {
   }, async (_request, reply) => reply.type('application/json').send(json ??= JSON.stringify(app.swagger())))
 
   app.get('/openapi.yaml', {
+    config,
     schema: {
       operationId: 'getOpenApiYaml',
       tags: ['openapi'],
