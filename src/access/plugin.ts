@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { ForbiddenError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
@@ -20,6 +20,14 @@ export type AccessRule =
 
 export const PUBLIC: AccessRule = { public: true }
 export const ADMIN_ONLY: AccessRule = { admin: true }
+
+/**
+ * Declares a rule for every route registered in `scope` from now on: for routes a third-party plugin
+ * registers (the reference page's, say), which take no route config of ours.
+ */
+export function declareRoutes (scope: FastifyInstance, rule: AccessRule): void {
+  scope.addHook('onRoute', (route: RouteOptions) => { route.config = { ...route.config, access: rule } })
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

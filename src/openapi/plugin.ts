@@ -3,7 +3,7 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { PUBLIC } from '../access/plugin.js'
+import { declareRoutes, PUBLIC } from '../access/plugin.js'
 import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
 import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
 
@@ -60,7 +60,7 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
     transformObject: (documentObject) => mapDiscriminators((documentObject as { openapiObject: OpenApiDocument }).openapiObject)
   })
   await app.register(async function referencePage (scope) {
-    scope.addHook('onRoute', (route: RouteOptions) => { route.config = { ...route.config, access: PUBLIC } })
+    declareRoutes(scope, PUBLIC)
     await scope.register(swaggerUi, { routePrefix: '/reference', uiConfig: { deepLinking: true, tryItOutEnabled: true } })
   })
 }, { name: 'openapi', fastify: '5.x' })
