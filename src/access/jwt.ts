@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto'
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose'
-import { LruMap } from 'toad-cache'
 import type { Scope } from './scopes.js'
+import type { Verified } from './tokens.js'
 
 /** Where the verifying key comes from: one of them, and the algorithms it pins. */
 export type JwtKey =
@@ -21,15 +21,12 @@ export interface JwtSettings {
 export const JWT_CLOCK_TOLERANCE_S = 5
 /** Longest an instance trusts a JWT it verified, never past its `exp`. */
 const VERIFIED_JWT_MS = 30_000
-const VERIFIED_JWTS_KEPT = 10_000
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g
 /** What a claim filling a prefix may not hold: it would widen the prefix or reach outside its space. */
 const WIDENING = /[\p{Cc}*?[\]\\]/u
 
 /** Why a JWT was refused: becomes the 401's detail. */
 export class JwtRefused extends Error {}
-
-interface Verified { scopes: Scope[], until: number }
 
 /**
  * The algorithms a key type allows: HS256 for a secret; RS256 or ES256 by what the public key is. So a
@@ -64,19 +61,16 @@ export function scopesFromClaims (template: readonly Scope[], claims: JWTPayload
   }))
 }
 
-/** Verifies JWTs against the configured key, issuer and audience, and remembers verified ones briefly. */
+/** Verifies JWTs against the configured key, issuer and audience. */
 export function createJwtVerifier (settings: JwtSettings, separator: string) {
   const { key, algorithms } = verifierOf(settings.key)
-  const verified = new LruMap<Verified>(VERIFIED_JWTS_KEPT)
   const options = {
     algorithms, issuer: settings.issuer, audience: settings.audience, clockTolerance: JWT_CLOCK_TOLERANCE_S,
     requiredClaims: ['exp']
   }
 
-  return async function verifyJwt (token: string): Promise<Scope[]> {
+  return async function verifyJwt (token: string): Promise<Verified> {
     const now = Date.now()
-    const remembered = verified.get(token)
-    if (remembered !== undefined && remembered.until > now) return remembered.scopes
     let payload: JWTPayload
     try {
       // jose takes a key or a key-set function; the union is one of its overloads each time.
@@ -85,8 +79,7 @@ export function createJwtVerifier (settings: JwtSettings, separator: string) {
       throw new JwtRefused(`The token is not a valid JWT for this service: ${(error as Error).message}`)
     }
     const scopes = scopesFromClaims(settings.scopesTemplate, payload, separator)
-    verified.set(token, { scopes, until: Math.min(now + VERIFIED_JWT_MS, payload.exp! * 1000) })
-    return scopes
+    return { scopes, until: Math.min(now + VERIFIED_JWT_MS, payload.exp! * 1000) }
   }
 }
 

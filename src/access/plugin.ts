@@ -1,11 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
+import { LruMap } from 'toad-cache'
 import { ForbiddenError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
 import { ADMIN, holdsAnywhere, reaches, type Access, type Right, type Scope } from './scopes.js'
 import type { AccessSettings } from './settings.js'
-import { createTokenStore, type TokenStore } from './tokens.js'
+import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
 
 /**
  * What a route declares in its `config.access`: public, the admin's alone, or a right. With `target`, the
@@ -54,10 +55,14 @@ export interface AccessPluginOptions {
 }
 
 const REALM = 'Bearer realm="jsondocs"'
+const BEARER = /^Bearer +([\x21-\x7e]{1,4096}) *$/i
+/**
+ * Verified credentials an instance remembers (each for at most 1 s for tokens, 30 s and never past
+ * `exp` for JWTs): only verified ones, so random bearer strings cannot grow it.
+ */
+const VERIFIED_KEPT = 10_000
 
-function digest (text: string): Buffer {
-  return createHash('sha256').update(text).digest()
-}
+interface Remembered { access: Access, until: number }
 
 function refuse (reply: FastifyReply, error: 'invalid_token' | 'insufficient_scope' | undefined, problem: Error): Error {
   reply.header('WWW-Authenticate', error === undefined ? REALM : `${REALM}, error="${error}"`)
@@ -69,7 +74,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
   const { settings } = options
   const tokens = createTokenStore(app.redis, options)
   const verifyJwt = settings.jwt && createJwtVerifier(settings.jwt, options.collectionSeparator)
-  const adminDigest = settings.adminToken === undefined ? undefined : digest(settings.adminToken)
+  const adminToken = settings.adminToken === undefined ? undefined : Buffer.from(settings.adminToken)
+  const remembered = new LruMap<Remembered>(VERIFIED_KEPT)
   const anonymous: Access = { kind: 'scoped', scopes: settings.anonymousScopes, credential: 'anonymous' }
   const withAnonymous = (scopes: Scope[], credential: 'token' | 'jwt'): Access =>
     ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential })
@@ -87,66 +93,99 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     routes.push(route)
   })
 
-  /** The access of a bearer string, or the reason it gives none. */
-  async function accessOfBearer (bearer: string): Promise<Access | string> {
-    // Digests of equal length, compared in constant time: the admin token's length is not told either.
-    if (adminDigest && timingSafeEqual(digest(bearer), adminDigest)) return ADMIN
+  /** Whether a bearer string is the admin token, in time independent of where they differ (its length is told). */
+  function isAdmin (bearer: string): boolean {
+    if (adminToken === undefined || bearer.length !== adminToken.length) return false
+    const given = Buffer.from(bearer)
+    return given.length === adminToken.length && timingSafeEqual(given, adminToken)
+  }
+
+  /** What a bearer string verifies to, or the reason it verifies to nothing. */
+  async function verify (bearer: string): Promise<Remembered | string> {
+    let verified: Verified | undefined
+    let credential: 'jwt' | 'token' = 'token'
     if (verifyJwt && looksLikeJwt(bearer)) {
+      credential = 'jwt'
       try {
-        return withAnonymous(await verifyJwt(bearer), 'jwt')
+        verified = await verifyJwt(bearer)
       } catch (error) {
         if (error instanceof JwtRefused) return error.message
         throw error
       }
+    } else {
+      verified = await tokens.verify(bearer)
+      if (verified === undefined) return 'The bearer token is unknown, revoked or expired'
     }
-    const scopes = await tokens.verify(bearer)
-    return scopes === undefined ? 'The bearer token is unknown, revoked or expired' : withAnonymous(scopes, 'token')
+    const entry = { access: withAnonymous(verified.scopes, credential), until: verified.until }
+    remembered.set(bearer, entry)
+    return entry
   }
 
-  app.addHook('onRequest', async function authenticate (request) {
-    if (settings.open) {
-      request.access = ADMIN
-      return
-    }
-    const header = request.headers.authorization
-    if (header === undefined) {
+  function settle (request: FastifyRequest, outcome: Remembered | string): void {
+    if (typeof outcome === 'string') {
       request.access = anonymous
-      return
-    }
-    const match = /^Bearer +([\x21-\x7e]{1,4096}) *$/i.exec(header)
-    const access = match ? await accessOfBearer(match[1]!) : 'The Authorization header is not "Bearer <token>"'
-    if (typeof access === 'string') {
-      request.access = anonymous
-      refusals.set(request, access)
+      refusals.set(request, outcome)
     } else {
-      request.access = access
+      request.access = outcome.access
     }
+  }
+
+  // Callback hooks, synchronous unless Redis or a JWT must be asked: most requests never wait.
+  app.addHook('onRequest', function authenticate (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const header = request.headers.authorization
+    if (settings.open) request.access = ADMIN
+    else if (header === undefined) request.access = anonymous
+    else {
+      const bearer = BEARER.exec(header)?.[1]
+      if (bearer === undefined) settle(request, 'The Authorization header is not "Bearer <token>"')
+      else if (isAdmin(bearer)) request.access = ADMIN
+      else {
+        const known = remembered.get(bearer)
+        if (known === undefined || known.until <= Date.now()) {
+          verify(bearer).then((outcome) => { settle(request, outcome); done() }, done)
+          return
+        }
+        request.access = known.access
+      }
+    }
+    done()
   })
 
-  app.addHook('onRequest', async function authorize (request, reply) {
+  app.addHook('onRequest', function authorize (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    let refused: Error | undefined
+    try {
+      refused = refusalOf(request, reply)
+    } catch (error) {
+      refused = error as Error
+    }
+    done(refused)
+  })
+
+  /** Why the route's rule refuses the request, or undefined when it passes. */
+  function refusalOf (request: FastifyRequest, reply: FastifyReply): Error | undefined {
     // An unknown route answers 404 whoever asks; it reaches nothing.
     if (request.is404) return
     const rule = request.routeOptions.config.access
     if (rule !== undefined && 'public' in rule) return
     const refusal = refusals.get(request)
-    if (refusal !== undefined) throw refuse(reply, 'invalid_token', new UnauthorizedError(refusal))
+    if (refusal !== undefined) return refuse(reply, 'invalid_token', new UnauthorizedError(refusal))
     if (rule === undefined) {
-      throw refuse(reply, 'insufficient_scope', new ForbiddenError('This route declares no access rule, so it is refused to everyone'))
+      return refuse(reply, 'insufficient_scope', new ForbiddenError('This route declares no access rule, so it is refused to everyone'))
     }
     const access = request.access
     if ('admin' in rule) {
-      if (access.kind !== 'admin') throw denied(reply, access, 'Only the admin token manages tokens')
+      if (access.kind !== 'admin') return denied(reply, access, 'Only the admin token manages tokens')
       return
     }
     if (rule.target === undefined) {
-      if (!holdsAnywhere(access, rule.right)) throw denied(reply, access, `The credentials hold no "${rule.right}" right`)
+      if (!holdsAnywhere(access, rule.right)) return denied(reply, access, `The credentials hold no "${rule.right}" right`)
       return
     }
     const target = rule.target(request)
     if (!reaches(access, rule.right, target)) {
-      throw denied(reply, access, `The credentials' scopes give no "${rule.right}" right on ${JSON.stringify(target)}`)
+      return denied(reply, access, `The credentials' scopes give no "${rule.right}" right on ${JSON.stringify(target)}`)
     }
-  })
+  }
 }, { name: 'access', dependencies: ['redis'], fastify: '5.x' })
 
 /** 401 when the request came without credentials (some may help), 403 when its credentials fall short. */

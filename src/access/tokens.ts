@@ -1,5 +1,4 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { LruMap } from 'toad-cache'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import type { RedisClient } from '../redis/plugin.js'
@@ -17,8 +16,6 @@ const INDEX_SUFFIX = '\u001ftokens'
 
 /** How long an instance trusts a token it verified: a revocation reaches every instance within it. */
 export const VERIFIED_TOKEN_MS = 1000
-/** Verified tokens an instance remembers; only verified ones, so random bearer strings cannot grow it. */
-const VERIFIED_TOKENS_KEPT = 10_000
 
 export interface TokenInfo {
   id: string
@@ -29,7 +26,8 @@ export interface TokenInfo {
   expiresAt?: string
 }
 
-interface Verified { scopes: Scope[], until: number }
+/** What a credential grants, and until when (epoch ms) an instance may trust it without asking again. */
+export interface Verified { scopes: Scope[], until: number }
 
 /** KEYS: token hash, index. ARGV: id, secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
 const createScript = new LuaScript(`
@@ -53,12 +51,11 @@ function sha256 (text: string): Buffer {
   return createHash('sha256').update(text).digest()
 }
 
-/** The tokens every instance sharing the Redis knows, and this instance's short memory of verified ones. */
+/** The tokens every instance sharing the Redis knows. */
 export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
   const indexKey = keyPrefix + INDEX_SUFFIX
   const keyOf = (id: string) => keyPrefix + TOKEN_INFIX + id
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
-  const verified = new LruMap<Verified>(VERIFIED_TOKENS_KEPT)
 
   return {
     async create (scopes: Scope[], ttlSeconds: number | undefined, label: string | undefined): Promise<{ id: string, token: string }> {
@@ -70,11 +67,9 @@ export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }:
       return { id, token: `jdt.${id}.${secret}` }
     },
 
-    /** The scopes of a bearer string that is a live token, else undefined. */
-    async verify (bearer: string): Promise<Scope[] | undefined> {
+    /** The scopes of a bearer string that is a live token, for at most VERIFIED_TOKEN_MS; else undefined. */
+    async verify (bearer: string): Promise<Verified | undefined> {
       const now = Date.now()
-      const remembered = verified.get(bearer)
-      if (remembered !== undefined && remembered.until > now) return remembered.scopes
       const match = TOKEN_FORMAT.exec(bearer)
       if (!match) return undefined
       const [, id, secret] = match as unknown as [string, string, string]
@@ -87,9 +82,7 @@ export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }:
       const expected = Buffer.from(hash, 'hex')
       const given = sha256(secret)
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
-      const parsed = JSON.parse(scopes) as Scope[]
-      verified.set(bearer, { scopes: parsed, until: now + Math.min(VERIFIED_TOKEN_MS, ttl >= 0 ? ttl : VERIFIED_TOKEN_MS) })
-      return parsed
+      return { scopes: JSON.parse(scopes) as Scope[], until: now + Math.min(VERIFIED_TOKEN_MS, ttl >= 0 ? ttl : VERIFIED_TOKEN_MS) }
     },
 
     /** Every live token, without secrets; forgets the expired ones on the way. */
