@@ -76,6 +76,16 @@ describe('JWTs signed with AUTH_JWT_SECRET (HS256)', async () => {
     }
   })
 
+  it('are trusted from memory never past `exp` (and its 5 s of tolerance)', async () => {
+    const jwt = await sign(secretKey, 'HS256', claims, { exp: now() + 1 })
+    expect((await app.inject({ method: 'GET', url: '/docs/users:42:none', headers: bearer(jwt) })).statusCode).toBe(404)
+    const start = Date.now()
+    while ((await app.inject({ method: 'GET', url: '/docs/users:42:none', headers: bearer(jwt) })).statusCode !== 401) {
+      expect(Date.now() - start).toBeLessThan(10_000)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }, 15_000)
+
   it('are 401 with `alg: none`', async () => {
     const payload = { ...claims, iss: ISSUER, aud: AUDIENCE, exp: now() + 600 }
     for (const alg of ['none', 'None', 'NONE']) {
