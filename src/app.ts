@@ -1,4 +1,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import accessPlugin from './access/plugin.js'
+import { tokenAnswerSchemas, tokenBodySchemas } from './access/route-schemas.js'
+import tokenRoutes from './access/routes.js'
 import type { AppConfig } from './config.js'
 import batchRoutes from './documents/routes/batch-routes.js'
 import { batchAnswerSchemas } from './documents/routes/batch-route-schemas.js'
@@ -27,11 +30,18 @@ import { collectionSchemaComponents } from './collections/schema-route-schemas.j
 import schemaRoutes from './collections/schema-routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...tokenBodySchemas]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
 const namedSchemas = [
-  ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas
+  ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas,
+  ...tokenAnswerSchemas
 ]
+
+/** Headers that carry credentials, never written to a log line (pino's redact option). */
+export const logRedaction = {
+  paths: ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization', 'res.headers.authorization'],
+  censor: '[redacted]'
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,7 +72,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     clientErrorHandler: httpServer.clientErrorHandler,
     // Requests arriving while the app closes are served, each closing its connection, rather than refused.
     return503OnClosing: false,
-    ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel } }),
+    ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel, redact: logRedaction } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
@@ -93,7 +103,12 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
     await app.register(answerCachePlugin)
 
-    // Cross-cutting hooks, which every request on every route meets before the route's own.
+    // Cross-cutting hooks, which every request on every route meets before the route's own: access first,
+    // so that a request it refuses costs nothing more. Every route registered later declares its rule.
+    await app.register(accessPlugin, {
+      settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
+      timeoutMs: config.redisTimeoutMs
+    })
     for (const plugin of crossCutting) await app.register(unencapsulated(plugin))
 
     // The routes, under BASE_PATH, and a 405 for every method each route lacks.
@@ -120,6 +135,7 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     await app.register(ttlRoutes)
     await app.register(metaRoutes)
     await app.register(schemaRoutes)
+    await app.register(tokenRoutes)
     await app.register(openapiRoutes)
   }
 }

@@ -1,6 +1,7 @@
 import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
+import { accessEnvironmentSchema, accessSettingsFrom, type AccessSettings } from './access/settings.js'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
 import type { ValidationSettings } from './collections/validation-pool.js'
@@ -42,13 +43,14 @@ export const environmentSchema = {
     MAX_VALIDATION_MS: { type: 'integer', minimum: 1, default: 1000 },
     MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
     // One core is left to the event loop (and Redis): see Validated collections in the README.
-    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) }
+    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
+    ...accessEnvironmentSchema
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS'],
+    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS', 'AUTH_DISABLED'],
   additionalProperties: true
 } as const
 
@@ -95,6 +97,8 @@ export interface AppConfig {
   http: HttpServerSettings
   /** The worker threads that compile collection schemas and validate documents, and what a request may spend there. */
   validation: ValidationSettings
+  /** Who may do what: the admin token, JWTs, anonymous scopes (tokens themselves live in Redis). */
+  access: AccessSettings
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -106,6 +110,8 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
   }
+  // Checked before anything starts: a service that would serve every right to a network refuses here.
+  accessSettingsFrom(environment)
   return environment
 }
 
@@ -141,6 +147,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       maxMs: environment.MAX_VALIDATION_MS,
       memoryMb: environment.MAX_VALIDATION_MEMORY_MB,
       workers: environment.VALIDATION_WORKERS
-    }
+    },
+    access: accessSettingsFrom(environment)
   }
 }

@@ -11,6 +11,8 @@ export const problemTypes = {
   DOCS_ERR_INVALID_JSONPATH: { status: 400, title: 'Invalid JSONPath expression' },
   DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
   DOCS_ERR_INVALID_SCHEMA: { status: 400, title: 'Not a usable JSON Schema' },
+  DOCS_ERR_UNAUTHORIZED: { status: 401, title: 'Credentials missing or invalid' },
+  DOCS_ERR_FORBIDDEN: { status: 403, title: 'Not within the credentials\' scopes' },
   DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
   DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
@@ -50,6 +52,8 @@ export const InvalidJsonPathError = define('DOCS_ERR_INVALID_JSONPATH', '%s')
 export const ValueTypeError = define('DOCS_ERR_VALUE_TYPE', '%s')
 export const OperationFailedError = define('DOCS_ERR_OPERATION_FAILED', '%s')
 export const PatchFailedError = define('DOCS_ERR_PATCH_FAILED', '%s')
+export const UnauthorizedError = define('DOCS_ERR_UNAUTHORIZED', '%s')
+export const ForbiddenError = define('DOCS_ERR_FORBIDDEN', '%s')
 export const NotFoundError = define('DOCS_ERR_NOT_FOUND', '%s')
 export const RouteNotFoundError = define('DOCS_ERR_ROUTE_NOT_FOUND', 'No route for %s %s')
 export const MethodNotAllowedError = define('DOCS_ERR_METHOD_NOT_ALLOWED', '%s is not allowed here; allowed: %s')

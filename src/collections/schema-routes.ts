@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { AccessRule } from '../access/plugin.js'
+import { reaches, reachesCollection } from '../access/scopes.js'
 import { BadRequestError, NotFoundError } from '../errors.js'
 import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
@@ -15,6 +17,10 @@ interface CollectionParams { collection: string }
 export default async function schemaRoutes (app: FastifyInstance) {
   const { storage, separator, validation } = app.schemas
   const schemas = schemaRouteSchemas(separator)
+  // A collection's schema is reachable when `collection + separator` starts with a `schema` scope's prefix.
+  const onCollection: { access: AccessRule } = {
+    access: { right: 'schema', target: (request) => (request.params as CollectionParams).collection + separator }
+  }
   const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
     const { collection } = request.params
     const problem = checkCollectionName(collection, separator)
@@ -22,14 +28,14 @@ export default async function schemaRoutes (app: FastifyInstance) {
     return collection
   }
 
-  app.get('/schemas', { schema: schemas.list }, async (_request, reply) => {
+  app.get('/schemas', { schema: schemas.list, config: { access: { right: 'schema' } } }, async (request, reply) => {
     const collections = await storage.list()
     return reply.type('application/json').send(JSON.stringify({
-      collections: collections.map(({ collection, revision }) => ({ collection, etag: etagOf(revision) }))
+      collections: collections.filter(({ collection }) => reachesCollection(request.access, collection, separator)).map(({ collection, revision }) => ({ collection, etag: etagOf(revision) }))
     }))
   })
 
-  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.get },
+  app.get<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.get, config: onCollection },
     async (request, reply) => {
       const collection = collectionOf(request)
       const stored = await storage.get(collection)
@@ -41,19 +47,22 @@ export default async function schemaRoutes (app: FastifyInstance) {
 
   app.put<{ Params: CollectionParams }>('/schemas/:collection', {
     schema: schemas.put,
+    config: onCollection,
     preValidation: acceptMediaTypes(SCHEMA_MEDIA_TYPE, 'application/json')
   }, async (request, reply) => {
     const collection = collectionOf(request)
     const schema = schemaSourceOf(jsonBodyOf(request).text)
     await validation.compile(schema, 'the schema was not registered')
     const { created, revision } = await storage.put(collection, schema.text, conditionsOf(request))
-    const existingDocuments = await conformanceReport(app.documents, validation, collection + separator, schema)
+    const report = await conformanceReport(app.documents, validation, collection + separator, schema)
+    // The examples name documents and what they hold: only those the credentials may read.
+    const existingDocuments = { ...report, examples: report.examples.filter(({ key }) => reaches(request.access, 'read', key)) }
     reply.header('ETag', etagOf(revision))
     if (created) reply.code(201).header('Location', `${app.prefix}/schemas/${encodeURIComponent(collection)}`)
     return reply.type('application/json').send(JSON.stringify({ collection, etag: etagOf(revision), existingDocuments }))
   })
 
-  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.delete },
+  app.delete<{ Params: CollectionParams }>('/schemas/:collection', { schema: schemas.delete, config: onCollection },
     async (request, reply) => {
       const collection = collectionOf(request)
       if (!await storage.remove(collection, conditionsOf(request))) {

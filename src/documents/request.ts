@@ -25,12 +25,25 @@ export interface AddressRules {
  * path (the route's wildcard, read as sent so that `%2F` stays inside its token) or in `?pointer=`.
  */
 export function addressOf (request: FastifyRequest, rules: AddressRules = {}): DocumentAddress {
-  const { key } = request.params as { key: string }
-  const parsed = parseDocumentAddress(key, rawWildcardOf(request), queryPointerOf(request))
-  if ('problem' in parsed) throw new BadRequestError(parsed.problem)
+  const parsed = parsedAddressOf(request)
   const { namedLast = false, throughEscapes = request.method === 'GET' || request.method === 'HEAD' } = rules
   const unaddressable = (throughEscapes ? unaddressableToken : unwritableToken)(parsed.tokens, namedLast)
   if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
+  return parsed
+}
+
+/**
+ * The document key a request's route params name, read as addressOf reads it: what access checks before
+ * the route runs. A malformed address is the 400 the route would answer.
+ */
+export function documentKeyOf (request: FastifyRequest): string {
+  return parsedAddressOf(request).key
+}
+
+function parsedAddressOf (request: FastifyRequest): DocumentAddress {
+  const { key } = request.params as { key: string }
+  const parsed = parseDocumentAddress(key, rawWildcardOf(request), queryPointerOf(request))
+  if ('problem' in parsed) throw new BadRequestError(parsed.problem)
   return parsed
 }
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC } from '../access/plugin.js'
 import { RedisUnavailableError } from '../errors.js'
 import { withDeadline } from '../redis/deadline.js'
 import { jsonResponse } from '../openapi/components.js'
@@ -16,7 +17,7 @@ const healthSchema = {
 
 /** GET /health: 200 while Redis answers, otherwise the 503 problem; for load balancers and compose. */
 export default async function healthRoutes (app: FastifyInstance, options: { timeoutMs: number }) {
-  app.get('/health', { schema: healthSchema }, async (_request, reply) => {
+  app.get('/health', { schema: healthSchema, config: { access: PUBLIC } }, async (_request, reply) => {
     await withDeadline(app.redis.ping(), options.timeoutMs).catch((error: Error) => {
       throw error instanceof RedisUnavailableError ? error : new RedisUnavailableError(error.message)
     })

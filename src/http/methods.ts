@@ -1,5 +1,6 @@
 import { METHODS } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import { PUBLIC } from '../access/plugin.js'
 import { MethodNotAllowedError } from '../errors.js'
 
 const ORDER = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE']
@@ -48,6 +49,8 @@ export default async function methodNotAllowedRoutes (app: FastifyInstance, { me
       method: app.supportedMethods.filter((method) => !known.has(method)),
       url,
       schema: { hide: true },
+      // It only ever refuses, naming the methods the resource has.
+      config: { access: PUBLIC },
       onRequest: refuse,
       handler: refuse
     })

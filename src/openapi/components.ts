@@ -81,7 +81,12 @@ export const responseHeaders = {
   Link: { type: 'string', description: 'RFC 8288 link to the next page: `</docs?...>; rel="next"`' },
   Allow: { type: 'string', description: 'The methods the resource has' },
   'Preference-Applied': { type: 'string', enum: ['return=minimal'], description: 'RFC 7240: the body was left out as asked' },
-  'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' }
+  'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' },
+  'WWW-Authenticate': {
+    type: 'string',
+    description: 'RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, ' +
+      'or `error="insufficient_scope"` when they lack the right'
+  }
 } as const
 
 type HeaderName = keyof typeof responseHeaders
@@ -122,6 +127,7 @@ export function problemResponse (status: number) {
   return {
     description: matching.map((code) => problemTypes[code].title).join('; '),
     ...(status === 503 ? { headers: headers('Retry-After') } : {}),
+    ...(status === 401 || status === 403 ? { headers: headers('WWW-Authenticate') } : {}),
     content: {
       [PROBLEM_MEDIA_TYPE]: {
         schema: problemRef,

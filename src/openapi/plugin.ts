@@ -15,6 +15,7 @@ const tags = [
   { name: 'expiry', description: 'Time to live of documents' },
   { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
   { name: 'health', description: 'Liveness for load balancers' },
+  { name: 'access', description: 'Bearer tokens and their scopes (the admin token only)' },
   { name: 'openapi', description: 'This description' }
 ]
 
@@ -38,8 +39,17 @@ export default fp(async function openapiPlugin (app: FastifyInstance, { basePath
           'application/problem+json (RFC 9457).'
       },
       servers: [{ url: basePath === '' ? '/' : basePath, description: 'This service' }],
-      // The service has no authentication: say so explicitly.
+      // Public unless an operation says otherwise: each that needs credentials carries its own `security`.
       security: [],
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A token from POST /tokens, the admin token, or a JWT from the configured identity provider (see Access in the README)'
+          }
+        }
+      },
       tags
     },
     exposeHeadRoutes: true,
@@ -58,11 +68,13 @@ export default fp(async function openapiPlugin (app: FastifyInstance, { basePath
 function addCommonProblems (route: RouteOptions): void {
   const { schema } = route
   if (!schema || schema.hide) return
+  const access = route.config?.access
+  const guarded = access === undefined || !('public' in access)
   // 503: Redis unavailable, or (any route) a connection over MAX_CONNECTIONS with none idle to make way.
-  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : [])]
+  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : []), ...(guarded ? [401, 403] : [])]
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const status of statuses) response[status] ??= problemResponse(status)
-  route.schema = { ...schema, response }
+  route.schema = { ...schema, response, ...(guarded ? { security: [{ bearer: [] }] } : {}) }
 }
 
 type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & {

@@ -75,3 +75,27 @@ describe('BASE_PATH: every route is served under it', () => {
     expect(trace.headers['allow']).toBe('GET, HEAD, PUT, PATCH, POST, DELETE')
   })
 })
+
+describe('BASE_PATH with access enforced', () => {
+  it('checks the key the route params name, cached reads included', async () => {
+    const ADMIN = 'admin-token-for-base-path-tests-0123456789'
+    const guarded = await buildTestApp({ basePath: BASE, access: { adminToken: ADMIN, anonymousScopes: [], open: false } })
+    const admin = { authorization: `Bearer ${ADMIN}` }
+    const created = await guarded.inject({
+      method: 'POST', url: `${BASE}/tokens`, headers: admin, payload: { scopes: [{ prefix: 'a:1:', rights: ['read'] }] }
+    })
+    expect(created.statusCode, created.body).toBe(201)
+    const scoped = { authorization: `Bearer ${created.json().token}` }
+    for (const key of ['a:1:x', 'a:10:x']) {
+      expect((await guarded.inject({ method: 'PUT', url: `${BASE}/docs/${key}`, headers: admin, payload: { k: key } })).statusCode).toBe(201)
+      // Twice as the admin over a socket: the second is answered from the answer cache.
+      for (let round = 0; round < 2; round++) expect((await overSocket(guarded, 'GET', `${BASE}/docs/${key}/k`, admin)).statusCode).toBe(200)
+    }
+    expect((await overSocket(guarded, 'GET', `${BASE}/docs/a:1:x/k`, scoped)).body).toBe('"a:1:x"')
+    expect((await overSocket(guarded, 'GET', `${BASE}/docs/a:10:x/k`, scoped)).statusCode).toBe(403)
+    expect((await overSocket(guarded, 'GET', `${BASE}/docs/a%3A10%3Ax/k`, scoped)).statusCode).toBe(403)
+    expect((await overSocket(guarded, 'GET', `${BASE}/docs/a:1:x/k`)).statusCode).toBe(401)
+    expect((await guarded.inject({ method: 'PUT', url: `${BASE}/docs/a:1:x/k`, headers: scoped, payload: 1 })).statusCode).toBe(403)
+    await guarded.close()
+  })
+})

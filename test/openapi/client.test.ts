@@ -157,6 +157,18 @@ describe('the generated client', () => {
     expect((await client.PUT('/docs/{key}', { params: { path: { key: 'orders:1' } }, body: { total: -1 } })).response.status).toBe(201)
   })
 
+  it('creates, lists and revokes tokens', async () => {
+    const created = await client.POST('/tokens', { body: { scopes: [{ prefix: 'user:1', rights: ['read'] }], ttl: 60, label: 'reader' } })
+    expect(created.response.status).toBe(201)
+    const { id, token } = created.data!
+    const listed = await client.GET('/tokens')
+    expect(listed.data!.tokens).toEqual([expect.objectContaining({ id, label: 'reader', scopes: [{ prefix: 'user:1', rights: ['read'] }] })])
+    expect(JSON.stringify(listed.data)).not.toContain(token)
+    expect((await client.HEAD('/tokens')).response.status).toBe(200)
+
+    expect((await client.DELETE('/tokens/{id}', { params: { path: { id } } })).response.status).toBe(204)
+  })
+
   it('has called every operation of the description', () => {
     expect(described.length).toBeGreaterThan(30)
     expect(described.filter((operation) => !called.has(operation))).toEqual([])

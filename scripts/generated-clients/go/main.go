@@ -33,6 +33,7 @@ func main() {
 	listingBatchesExpiry(client)
 	served(client)
 	schemas(client)
+	tokens(client)
 	must(0, os.WriteFile(os.Args[2], []byte(strings.Join(rec.lines, "\n")+"\n"), 0o644))
 	fmt.Printf("go client: %d requests, every expectation met\n", len(rec.lines))
 }
@@ -286,4 +287,23 @@ func schemas(c *jsondocs.ClientWithResponses) {
 	removed := must(c.DeleteSchemaWithResponse(ctx, collection, &jsondocs.DeleteSchemaParams{IfMatch: replaced.Headers200.ETag}))
 	expectStatus("remove schema", removed.HTTPResponse, 204)
 	expectStatus("removed", must(c.GetSchemaWithResponse(ctx, collection, &jsondocs.GetSchemaParams{})).HTTPResponse, 404)
+}
+
+func tokens(c *jsondocs.ClientWithResponses) {
+	label := "go reader"
+	ttl := 60.0
+	created := must(c.CreateTokenWithResponse(ctx, jsondocs.TokenRequest{
+		Scopes: jsondocs.Scopes{{Prefix: "gouser:", Rights: []jsondocs.ScopeRights{jsondocs.Read}}}, Ttl: &ttl, Label: &label,
+	}))
+	expectStatus("create token", created.HTTPResponse, 201)
+	if !strings.HasPrefix(created.JSON201.Token, "jdt.") {
+		fail("token %q", created.JSON201.Token)
+	}
+	listed := must(c.ListTokensWithResponse(ctx))
+	expectStatus("list tokens", listed.HTTPResponse, 200)
+	expectEqual("listed token", listed.JSON200.Tokens[0].Id, created.JSON201.Id)
+	expectEqual("listed label", *listed.JSON200.Tokens[0].Label, label)
+	expectStatus("HEAD tokens", must(c.HeadListTokensWithResponse(ctx)).HTTPResponse, 200)
+	expectStatus("revoke token", must(c.RevokeTokenWithResponse(ctx, created.JSON201.Id)).HTTPResponse, 204)
+	expectStatus("revoke again", must(c.RevokeTokenWithResponse(ctx, created.JSON201.Id)).HTTPResponse, 404)
 }

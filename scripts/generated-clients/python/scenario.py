@@ -9,13 +9,13 @@ import sys
 from urllib.parse import urlsplit
 
 from jsondocs_client import (
-    ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
+    AccessApi, ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
     DocumentsApi, ExpiryApi, HealthApi, ListingApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
 )
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
-    JsonPatchOperation, MultOperation, Operation, OperationBody, PopOperation, PushOperation, TestPatchOperation,
-    ToggleOperation, TrimOperation
+    JsonPatchOperation, MultOperation, Operation, OperationBody, PopOperation, PushOperation, Scope, TestPatchOperation,
+    ToggleOperation, TokenRequest, TrimOperation
 )
 
 ETAG = re.compile(r'^"[0-9]+"$')
@@ -212,6 +212,17 @@ def schemas(api: SchemasApi, documents_api: DocumentsApi):
     problem('removed', lambda: api.get_schema(collection), 404, 'DOCS_ERR_NOT_FOUND')
 
 
+def tokens(api: AccessApi):
+    created = api.create_token_with_http_info(TokenRequest(scopes=[Scope(prefix='pyuser:', rights=['read'])], ttl=60, label='py reader'))
+    expect('create token', created.status_code, 201)
+    expect_that('token', created.data.token.startswith('jdt.'), created.data.token)
+    listed = api.list_tokens().tokens
+    expect('listed token', [(entry.id, entry.label) for entry in listed], [(created.data.id, 'py reader')])
+    expect('HEAD tokens', api.head_list_tokens_with_http_info().status_code, 200)
+    expect('revoke token', api.revoke_token_with_http_info(created.data.id).status_code, 204)
+    problem('revoke again', lambda: api.revoke_token(created.data.id), 404, 'DOCS_ERR_NOT_FOUND')
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit('usage: scenario.py <base URL> <requests file>')
@@ -232,6 +243,7 @@ def main():
         listing_batches_expiry(ListingApi(client), BatchApi(client), ExpiryApi(client))
         served(documents_api, HealthApi(client), OpenapiApi(client))
         schemas(SchemasApi(client), documents_api)
+        tokens(AccessApi(client))
     except Broken as broken:
         sys.exit(f'python client: {broken}')
     with open(sys.argv[2], 'w') as requests:

@@ -29,7 +29,7 @@ function batchAnswer (name: string, description: string, itemName: string, itemD
 
 const batchReadAnswer = batchAnswer('BatchReadAnswer', 'One item per key, in the order of the request', 'BatchReadItem',
   "One key's answer: its status and, for 200, the document's ETag and the value", {
-  status: { type: 'integer', enum: [200, 404, 409], description: '409: the key holds no JSON document' },
+  status: { type: 'integer', enum: [200, 403, 404, 409], description: '403: the key is outside the credentials\' read scopes; 409: the key holds no JSON document' },
   etag,
   expiresIn: { type: 'integer', format: 'int64', minimum: 0, description: 'Seconds the document has left, when it has a time to live' },
   value: { description: 'The value at the pointer (status 200)' }
@@ -37,7 +37,7 @@ const batchReadAnswer = batchAnswer('BatchReadAnswer', 'One item per key, in the
 
 const batchWriteAnswer = batchAnswer('BatchWriteAnswer', 'One status per item, in the order of the request', 'BatchWriteResult',
   "One item's outcome: its status and the document's ETag, or for 422 where it breaks its collection schema", {
-  status: { type: 'integer', enum: [200, 201, 409, 412, 422] },
+  status: { type: 'integer', enum: [200, 201, 403, 409, 412, 422], description: '403: the key is outside the credentials\' write scopes, and the item was not written' },
   etag,
   errors: {
     type: 'array',

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify'
+import { reaches } from '../../access/scopes.js'
 import { BadRequestError, UnaddressableError, UnstorableJsonError } from '../../errors.js'
 import { etagOf, versionCondition } from '../../http/conditional.js'
 import { nestingDepth } from '../json-body.js'
 import { checkKey, parsePointer, unaddressableToken } from '../pointer.js'
 import { RawJson } from '../raw-json.js'
 import { acceptMediaTypes, jsonBodyOf, secondsLeft, ttlMsOf } from '../request.js'
-import type { BatchPutItem } from '../store/index.js'
+import type { BatchPutItem, BatchReadItem } from '../store/index.js'
+import { onEachKey } from './access-rules.js'
 import { batchReadSchema, batchWriteSchema } from './batch-route-schemas.js'
 
 interface BatchReadBody { keys: string[], pointer?: string }
@@ -18,13 +20,21 @@ export default async function batchRoutes (app: FastifyInstance, { maxDepth }: {
   const store = app.documents
   const jsonOnly = acceptMediaTypes('application/json')
 
-  app.post<{ Body: BatchReadBody }>('/batch/read', { schema: batchReadSchema, preValidation: jsonOnly }, async (request, reply) => {
+  app.post<{ Body: BatchReadBody }>('/batch/read', {
+    schema: batchReadSchema, config: onEachKey('read'), preValidation: jsonOnly
+  }, async (request, reply) => {
     const { keys, pointer = '' } = request.body
     keys.forEach((key, index) => requireKey(key, index))
     const tokens = parsePointer(pointer)!
     const unaddressable = unaddressableToken(tokens)
     if (unaddressable !== undefined) throw new UnaddressableError(unaddressable)
-    const items = await store.readMany(keys, tokens)
+    // A key outside the scopes is 403 in its own item, never read; the others proceed.
+    const allowed = keys.map((key) => reaches(request.access, 'read', key))
+    const readable = keys.filter((_key, index) => allowed[index])
+    const found = readable.length === 0 ? [] : await store.readMany(readable, tokens)
+    let next = 0
+    const items: Array<BatchReadItem | { key: string, status: 403 }> =
+      keys.map((key, index) => allowed[index] ? found[next++]! : { key, status: 403 })
     const rendered = items.map((item) => {
       const head = `{"key":${JSON.stringify(item.key)},"status":${item.status}`
       if (item.status !== 200) return head + '}'
@@ -35,7 +45,7 @@ export default async function batchRoutes (app: FastifyInstance, { maxDepth }: {
   })
 
   app.post<{ Body: BatchWriteBody }>('/batch/write', {
-    schema: batchWriteSchema, preValidation: jsonOnly
+    schema: batchWriteSchema, config: onEachKey('write'), preValidation: jsonOnly
   }, async (request, reply) => {
     const body = jsonBodyOf(request)
     const raw = new RawJson(body.text)
@@ -54,9 +64,14 @@ export default async function batchRoutes (app: FastifyInstance, { maxDepth }: {
         ...(ttlMs === undefined ? {} : { ttlMs })
       }
     })
-    const results = await store.putMany(items)
+    // An item outside the scopes is 403 in its own result, never written; the others proceed.
+    const allowed = items.map((item) => reaches(request.access, 'write', item.key))
+    const writable = items.filter((_item, index) => allowed[index])
+    const written = writable.length === 0 ? [] : await store.putMany(writable)
+    let next = 0
+    const results = items.map((item, index) => allowed[index] ? written[next++]! : { key: item.key, status: 'forbidden' as const })
     return reply.type('application/json').send(JSON.stringify({
-      items: results.map((result) => ({
+      items: results.map((result) => result.status === 'forbidden' ? { key: result.key, status: 403 } : ({
         key: result.key,
         status: batchStatus[result.status],
         ...(result.version ? { etag: etagOf(result.version) } : {}),

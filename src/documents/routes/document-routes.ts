@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PUBLIC } from '../../access/plugin.js'
 import { BadRequestError, InvalidJsonPathError } from '../../errors.js'
 import { noneMatchHolds } from '../../http/conditional.js'
 import type { AnswerCache } from '../answer-cache.js'
@@ -9,6 +10,7 @@ import {
   acceptMediaTypes, addressOf, locationOf, conditionsOf, documentBodyOf, jsonBodyOf, prefersMinimal, setRecordHeaders,
   ttlMsOf
 } from '../request.js'
+import { READ_KEY, WRITE_KEY } from './access-rules.js'
 import { documentRouteSchemas as schemas, type DocumentForm } from './document-route-schemas.js'
 import type { StoredValue, WriteOptions, WriteResult } from '../store/index.js'
 
@@ -45,7 +47,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return options
   }
 
-  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), preHandler: answerRemembered(answers) },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), config: READ_KEY, preHandler: answerRemembered(answers) },
     async (request, reply) => {
       const address = addressOf(request, { namedLast: true })
       const { jsonpath } = request.query
@@ -65,6 +67,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.put<{ Querystring: WriteQuery }>(url, {
     schema: schemas.put(form),
+    config: WRITE_KEY,
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request, { namedLast: true })
@@ -74,7 +77,8 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.patch<{ Querystring: WriteQuery }>(url, {
     preValidation: acceptMediaTypes(...MERGE_PATCH, JSON_PATCH),
-    schema: schemas.patch(form)
+    schema: schemas.patch(form),
+    config: WRITE_KEY
   }, async (request, reply) => {
     const isJsonPatch = request.headers['content-type']?.toLowerCase().startsWith(JSON_PATCH) === true
     const address = addressOf(request, { namedLast: isJsonPatch })
@@ -89,6 +93,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
 
   app.post<{ Querystring: WriteQuery }>(url, {
     schema: schemas.post(form),
+    config: WRITE_KEY,
     preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
     const address = addressOf(request)
@@ -102,13 +107,13 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return reply.type('application/json').send(json)
   })
 
-  app.delete(url, { schema: schemas.remove(form) }, async (request, reply) => {
+  app.delete(url, { schema: schemas.remove(form), config: WRITE_KEY }, async (request, reply) => {
     const result = await store.remove(addressOf(request, { namedLast: true }), conditionsOf(request))
     setRecordHeaders(reply, result)
     return reply.code(204).send()
   })
 
-  app.options(url, { schema: schemas.options(form) }, async (_request, reply) => {
+  app.options(url, { schema: schemas.options(form), config: { access: PUBLIC } }, async (_request, reply) => {
     return reply.header('Allow', ALLOW).code(204).send()
   })
 }

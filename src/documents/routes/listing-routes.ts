@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { denied } from '../../access/plugin.js'
+import { listingReach } from '../../access/scopes.js'
 import { BadRequestError } from '../../errors.js'
+import { onEachKey } from './access-rules.js'
 import { listSchema } from './listing-route-schemas.js'
 
 interface ListQuery { prefix: string, limit: number, cursor?: string }
@@ -8,9 +11,13 @@ interface ListQuery { prefix: string, limit: number, cursor?: string }
 export default async function listingRoutes (app: FastifyInstance) {
   const store = app.documents
 
-  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema }, async (request, reply) => {
+  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema, config: onEachKey('read') }, async (request, reply) => {
     const { prefix, limit } = request.query
-    const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit)
+    // Only keys under a granted read prefix; the cursor stays bound to the listing's prefix.
+    const reach = listingReach(request.access, prefix)
+    if (reach === 'none') throw denied(reply, request.access, `The credentials' scopes give no "read" right on keys starting with ${JSON.stringify(prefix)}`)
+    const admits = reach === 'all' ? undefined : (key: string) => reach.some((granted) => key.startsWith(granted))
+    const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit, admits)
     const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
     if (next) {
       const query = new URLSearchParams({ prefix, limit: String(limit), cursor: next })

@@ -199,8 +199,8 @@ export function documentReads (context: StoreContext) {
       return items
     },
 
-    /** One page of the documents whose keys start with prefix (SCAN, never KEYS). */
-    async list (prefix: string, cursor: string, limit: number): Promise<Listing> {
+    /** One page of the documents whose keys start with prefix (SCAN, never KEYS), those `admits` keeps. */
+    async list (prefix: string, cursor: string, limit: number, admits: (key: string) => boolean = () => true): Promise<Listing> {
       const match = escapeGlob(context.keyPrefix + prefix) + '*'
       const found = new Set<string>()
       let next = cursor
@@ -209,7 +209,9 @@ export function documentReads (context: StoreContext) {
           ['SCAN', next, 'MATCH', match, 'COUNT', String(limit), 'TYPE', 'ReJSON-RL']))
         for (const key of keys) {
           // Scripts' copies and scratch keys are JSON too; their control characters tell them from documents.
-          if (!INTERNAL_KEY.test(key)) found.add(key.slice(context.keyPrefix.length))
+          if (INTERNAL_KEY.test(key)) continue
+          const documentKey = key.slice(context.keyPrefix.length)
+          if (admits(documentKey)) found.add(documentKey)
         }
         next = following
         if (next === '0' || found.size >= limit) break

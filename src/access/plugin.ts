@@ -1,0 +1,197 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import { LruMap } from 'toad-cache'
+import { ForbiddenError, UnauthorizedError } from '../errors.js'
+import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
+import { ADMIN, holdsAnywhere, reaches, type Access, type Right, type Scope } from './scopes.js'
+import type { AccessSettings } from './settings.js'
+import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
+
+/**
+ * What a route declares in its `config.access`: public, the admin's alone, or a right. With `target`, the
+ * right is checked on the key it names (for a collection, `collection + separator`) before anything else
+ * runs; without, the route holds many keys (batches, listings) and checks each itself, and the hook only
+ * asks that the right be held somewhere. A route that declares nothing is refused to everyone.
+ */
+export type AccessRule =
+  | { public: true }
+  | { admin: true }
+  | { right: Right, target?: (request: FastifyRequest) => string }
+
+export const PUBLIC: AccessRule = { public: true }
+export const ADMIN_ONLY: AccessRule = { admin: true }
+
+/**
+ * Declares a rule for every route registered in `scope` from now on: for routes a third-party plugin
+ * registers (the reference page's, say), which take no route config of ours.
+ */
+export function declareRoutes (scope: FastifyInstance, rule: AccessRule): void {
+  scope.addHook('onRoute', (route: RouteOptions) => { route.config = { ...route.config, access: rule } })
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: AccessRule
+  }
+  interface FastifyRequest {
+    /** What the request may do, as its credentials (or their absence) say; set before any route hook. */
+    access: Access
+  }
+  interface FastifyInstance {
+    access: {
+      tokens: TokenStore
+      /** Every route registered after the plugin, with its declared rule: a route without one fails closed. */
+      declaredRules (): Array<{ method: string | string[], url: string, rule: AccessRule | undefined }>
+    }
+  }
+}
+
+export interface AccessPluginOptions {
+  settings: AccessSettings
+  keyPrefix: string
+  collectionSeparator: string
+  timeoutMs: number
+}
+
+const REALM = 'Bearer realm="jsondocs"'
+const BEARER = /^Bearer +([\x21-\x7e]{1,4096}) *$/i
+/**
+ * Verified credentials an instance remembers (each for at most 1 s for tokens, 30 s and never past
+ * `exp` for JWTs): only verified ones, so random bearer strings cannot grow it.
+ */
+const VERIFIED_KEPT = 10_000
+
+interface Remembered { access: Access, until: number }
+
+function refuse (reply: FastifyReply, error: 'invalid_token' | 'insufficient_scope' | undefined, problem: Error): Error {
+  reply.header('WWW-Authenticate', error === undefined ? REALM : `${REALM}, error="${error}"`)
+  return problem
+}
+
+/** Authenticates every request (onRequest) and enforces every route's declared rule right after. */
+export default fp<AccessPluginOptions>(async function accessPlugin (app, options) {
+  const { settings } = options
+  const tokens = createTokenStore(app.redis, options)
+  const verifyJwt = settings.jwt && createJwtVerifier(settings.jwt, options.collectionSeparator)
+  const adminToken = settings.adminToken === undefined ? undefined : Buffer.from(settings.adminToken)
+  const remembered = new LruMap<Remembered>(VERIFIED_KEPT)
+  const anonymous: Access = { kind: 'scoped', scopes: settings.anonymousScopes, credential: 'anonymous' }
+  const withAnonymous = (scopes: Scope[], credential: 'token' | 'jwt'): Access =>
+    ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential })
+  const routes: RouteOptions[] = []
+  /** Why a request's credentials were refused, kept for the routes that need credentials. */
+  const refusals = new WeakMap<FastifyRequest, string>()
+
+  app.decorate('access', {
+    tokens,
+    // Read when asked: a plugin's own onRoute hook may declare its routes after this one saw them.
+    declaredRules: () => routes.map((route) => ({ method: route.method, url: route.url, rule: route.config?.access }))
+  })
+  app.decorateRequest('access', null as never)
+  app.addHook('onRoute', (route: RouteOptions) => {
+    routes.push(route)
+  })
+
+  /** Whether a bearer string is the admin token, in time independent of where they differ (its length is told). */
+  function isAdmin (bearer: string): boolean {
+    if (adminToken === undefined || bearer.length !== adminToken.length) return false
+    const given = Buffer.from(bearer)
+    return given.length === adminToken.length && timingSafeEqual(given, adminToken)
+  }
+
+  /** What a bearer string verifies to, or the reason it verifies to nothing. */
+  async function verify (bearer: string): Promise<Remembered | string> {
+    let verified: Verified | undefined
+    let credential: 'jwt' | 'token' = 'token'
+    if (verifyJwt && looksLikeJwt(bearer)) {
+      credential = 'jwt'
+      try {
+        verified = await verifyJwt(bearer)
+      } catch (error) {
+        if (error instanceof JwtRefused) return error.message
+        throw error
+      }
+    } else {
+      verified = await tokens.verify(bearer)
+      if (verified === undefined) return 'The bearer token is unknown, revoked or expired'
+    }
+    const entry = { access: withAnonymous(verified.scopes, credential), until: verified.until }
+    remembered.set(bearer, entry)
+    return entry
+  }
+
+  function settle (request: FastifyRequest, outcome: Remembered | string): void {
+    if (typeof outcome === 'string') {
+      request.access = anonymous
+      refusals.set(request, outcome)
+    } else {
+      request.access = outcome.access
+    }
+  }
+
+  // Callback hooks, synchronous unless Redis or a JWT must be asked: most requests never wait.
+  app.addHook('onRequest', function authenticate (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const header = request.headers.authorization
+    if (settings.open) request.access = ADMIN
+    else if (header === undefined) request.access = anonymous
+    else {
+      const bearer = BEARER.exec(header)?.[1]
+      if (bearer === undefined) settle(request, 'The Authorization header is not "Bearer <token>"')
+      else if (isAdmin(bearer)) request.access = ADMIN
+      else {
+        const known = remembered.get(bearer)
+        if (known === undefined || known.until <= Date.now()) {
+          verify(bearer).then((outcome) => { settle(request, outcome); done() }, done)
+          return
+        }
+        request.access = known.access
+      }
+    }
+    done()
+  })
+
+  app.addHook('onRequest', function authorize (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    let refused: Error | undefined
+    try {
+      refused = refusalOf(request, reply)
+    } catch (error) {
+      refused = error as Error
+    }
+    done(refused)
+  })
+
+  /** Why the route's rule refuses the request, or undefined when it passes. */
+  function refusalOf (request: FastifyRequest, reply: FastifyReply): Error | undefined {
+    // An unknown route answers 404 whoever asks; it reaches nothing.
+    if (request.is404) return
+    const rule = request.routeOptions.config.access
+    if (rule !== undefined && 'public' in rule) return
+    const refusal = refusals.get(request)
+    if (refusal !== undefined) return refuse(reply, 'invalid_token', new UnauthorizedError(refusal))
+    if (rule === undefined) {
+      return refuse(reply, 'insufficient_scope', new ForbiddenError('This route declares no access rule, so it is refused to everyone'))
+    }
+    const access = request.access
+    if ('admin' in rule) {
+      if (access.kind !== 'admin') return denied(reply, access, 'Only the admin token manages tokens')
+      return
+    }
+    if (rule.target === undefined) {
+      if (!holdsAnywhere(access, rule.right)) return denied(reply, access, `The credentials hold no "${rule.right}" right`)
+      return
+    }
+    const target = rule.target(request)
+    if (!reaches(access, rule.right, target)) {
+      return denied(reply, access, `The credentials' scopes give no "${rule.right}" right on ${JSON.stringify(target)}`)
+    }
+  }
+}, { name: 'access', dependencies: ['redis'], fastify: '5.x' })
+
+/** 401 when the request came without credentials (some may help), 403 when its credentials fall short. */
+export function denied (reply: FastifyReply, access: Access, detail: string): Error {
+  if (access.kind === 'scoped' && access.credential === 'anonymous') {
+    return refuse(reply, undefined, new UnauthorizedError(`${detail}; send "Authorization: Bearer <token>"`))
+  }
+  return refuse(reply, 'insufficient_scope', new ForbiddenError(detail))
+}

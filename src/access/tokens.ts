@@ -1,0 +1,117 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { redisCall } from '../redis/deadline.js'
+import { LuaScript } from '../redis/lua-script.js'
+import type { RedisClient } from '../redis/plugin.js'
+import type { Scope } from './scopes.js'
+
+/**
+ * Bearer tokens: `jdt.<id>.<secret>`, the secret 256 random bits. Redis keeps, under the id, the
+ * SHA-256 of the secret and never the secret: a hash of 256 random bits cannot be searched back, so a
+ * slow password hash would add nothing but cost to every lookup. Keys hold control characters, which no
+ * document key can, so tokens live beside documents and never among them; a token's TTL is its key's.
+ */
+const TOKEN_FORMAT = /^jdt\.([0-9a-f]{32})\.([A-Za-z0-9_-]{43})$/
+const TOKEN_INFIX = '\u001ftoken\u001f'
+const INDEX_SUFFIX = '\u001ftokens'
+
+/** How long an instance trusts a token it verified: a revocation reaches every instance within it. */
+export const VERIFIED_TOKEN_MS = 1000
+
+export interface TokenInfo {
+  id: string
+  label?: string
+  scopes: Scope[]
+  createdAt: string
+  /** When the token stops working, if it has a time to live. */
+  expiresAt?: string
+}
+
+/** What a credential grants, and until when (epoch ms) an instance may trust it without asking again. */
+export interface Verified { scopes: Scope[], until: number }
+
+/** KEYS: token hash, index. ARGV: id, secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
+const createScript = new LuaScript(`
+redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'scopes', ARGV[3], 'label', ARGV[4], 'created', ARGV[5])
+local expires = '+inf'
+if ARGV[6] ~= '' then
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+  expires = tostring(tonumber(ARGV[5]) + tonumber(ARGV[6]))
+end
+redis.call('ZADD', KEYS[2], expires, ARGV[1])
+return 1
+`)
+
+/** KEYS: token hash, index. ARGV: id. */
+const revokeScript = new LuaScript(`
+redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('DEL', KEYS[1])
+`)
+
+function sha256 (text: string): Buffer {
+  return createHash('sha256').update(text).digest()
+}
+
+/** The tokens every instance sharing the Redis knows. */
+export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
+  const indexKey = keyPrefix + INDEX_SUFFIX
+  const keyOf = (id: string) => keyPrefix + TOKEN_INFIX + id
+  const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
+
+  return {
+    async create (scopes: Scope[], ttlSeconds: number | undefined, label: string | undefined): Promise<{ id: string, token: string }> {
+      const id = randomBytes(16).toString('hex')
+      const secret = randomBytes(32).toString('base64url')
+      const ttlMs = ttlSeconds === undefined ? '' : String(Math.max(1, Math.round(ttlSeconds * 1000)))
+      await bounded(createScript.run(client, [keyOf(id), indexKey],
+        [id, sha256(secret).toString('hex'), JSON.stringify(scopes), label ?? '', String(Date.now()), ttlMs]))
+      return { id, token: `jdt.${id}.${secret}` }
+    },
+
+    /** The scopes of a bearer string that is a live token, for at most VERIFIED_TOKEN_MS; else undefined. */
+    async verify (bearer: string): Promise<Verified | undefined> {
+      const now = Date.now()
+      const match = TOKEN_FORMAT.exec(bearer)
+      if (!match) return undefined
+      const [, id, secret] = match as unknown as [string, string, string]
+      // Sent together: node-redis writes both in one round trip.
+      const [[hash, scopes], ttl] = await bounded(Promise.all([
+        client.sendCommand<[string | null, string | null]>(['HMGET', keyOf(id), 'hash', 'scopes']),
+        client.sendCommand<number>(['PTTL', keyOf(id)])
+      ]))
+      if (hash === null || scopes === null) return undefined
+      const expected = Buffer.from(hash, 'hex')
+      const given = sha256(secret)
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
+      return { scopes: JSON.parse(scopes) as Scope[], until: now + Math.min(VERIFIED_TOKEN_MS, ttl >= 0 ? ttl : VERIFIED_TOKEN_MS) }
+    },
+
+    /** Every live token, without secrets; forgets the expired ones on the way. */
+    async list (): Promise<TokenInfo[]> {
+      await bounded(client.sendCommand(['ZREMRANGEBYSCORE', indexKey, '-inf', String(Date.now())]))
+      const ids = await bounded(client.sendCommand<string[]>(['ZRANGE', indexKey, '0', '-1']))
+      const records = await bounded(Promise.all(ids.map((id) =>
+        client.sendCommand<Array<string | null>>(['HMGET', keyOf(id), 'scopes', 'label', 'created']))))
+      const expiries = await bounded(Promise.all(ids.map((id) => client.sendCommand<number>(['PTTL', keyOf(id)]))))
+      return ids.flatMap((id, index) => {
+        const [scopes, label, created] = records[index]!
+        if (scopes === null || scopes === undefined) return []
+        const ttl = expiries[index]!
+        return [{
+          id,
+          ...(label ? { label } : {}),
+          scopes: JSON.parse(scopes) as Scope[],
+          createdAt: new Date(Number(created)).toISOString(),
+          ...(ttl >= 0 ? { expiresAt: new Date(Date.now() + ttl).toISOString() } : {})
+        }]
+      })
+    },
+
+    /** Revokes a token on every instance (within VERIFIED_TOKEN_MS); false when there was none. */
+    async revoke (id: string): Promise<boolean> {
+      if (!/^[0-9a-f]{32}$/.test(id)) return false
+      return await bounded(revokeScript.run<number>(client, [keyOf(id), indexKey], [id])) === 1
+    }
+  }
+}
+
+export type TokenStore = ReturnType<typeof createTokenStore>
