@@ -3,7 +3,7 @@ import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { problemResponse, problemSchema, validationErrorSchema } from './components.js'
+import { problemResponse, problemSchema, unreadySchema, validationErrorSchema } from './components.js'
 import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -15,7 +15,7 @@ const tags = [
   { name: 'batch', description: 'Many documents in one request' },
   { name: 'expiry', description: 'Time to live of documents' },
   { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
-  { name: 'health', description: 'Liveness for load balancers' },
+  { name: 'health', description: 'Liveness and readiness probes, public and never cached' },
   { name: 'openapi', description: 'This description' }
 ]
 
@@ -25,6 +25,7 @@ const tags = [
  */
 export default fp(async function openapiPlugin (app: FastifyInstance) {
   app.addSchema(validationErrorSchema)
+  app.addSchema(unreadySchema)
   app.addSchema(problemSchema)
   app.addHook('onRoute', addCommonProblems)
   await app.register(swagger, {

@@ -113,13 +113,15 @@ describe('the generated client', () => {
     expect((await client.GET('/ttl/{key}', { params: { path: { key: 'user:2' } } })).data).toEqual({ ttl: null })
   })
 
-  it('answers OPTIONS, health and its own description', async () => {
+  it('answers OPTIONS, the probes and its own description', async () => {
     const options = await client.OPTIONS('/docs/{key}', { params: { path: { key } } })
     expect(options.response.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, POST, DELETE')
     expect((await client.OPTIONS('/docs/{key}/{pointer}', { params: { path: { key, pointer: 'name' } } })).response.status).toBe(204)
 
-    expect((await client.GET('/health')).data).toEqual({ status: 'ok' })
-    expect((await client.HEAD('/health')).response.status).toBe(200)
+    for (const probe of ['/health', '/livez', '/readyz'] as const) {
+      expect((await client.GET(probe)).data).toEqual({ status: 'ok' })
+      expect((await client.HEAD(probe)).response.status).toBe(200)
+    }
 
     const json = await client.GET('/openapi.json')
     expect(json.data).toMatchObject({ openapi: '3.1.0' })

@@ -239,6 +239,12 @@ func served(c *jsondocs.ClientWithResponses) {
 	health := must(c.GetHealthWithResponse(ctx))
 	expectJSON("health", health.JSON200, `{"status":"ok"}`)
 	expectStatus("HEAD health", must(c.HeadHealthWithResponse(ctx)).HTTPResponse, 200)
+	livez := must(c.GetLivezWithResponse(ctx))
+	expectJSON("livez", livez.JSON200, `{"status":"ok"}`)
+	expectStatus("HEAD livez", must(c.HeadLivezWithResponse(ctx)).HTTPResponse, 200)
+	readyz := must(c.GetReadyzWithResponse(ctx))
+	expectJSON("readyz", readyz.JSON200, `{"status":"ok"}`)
+	expectStatus("HEAD readyz", must(c.HeadReadyzWithResponse(ctx)).HTTPResponse, 200)
 
 	description := must(c.GetOpenApiJsonWithResponse(ctx))
 	expectEqual("openapi.json version", (*description.JSON200)["openapi"], any("3.1.0"))

@@ -173,8 +173,9 @@ def served(documents_api: DocumentsApi, health: HealthApi, openapi: OpenapiApi):
     expect('OPTIONS', options.status_code, 204)
     expect('Allow', options.headers['allow'], 'GET, HEAD, PUT, PATCH, POST, DELETE')
     expect('OPTIONS at path', documents_api.options_document_at_path_with_http_info(KEY, 'name').status_code, 204)
-    expect('health', health.get_health().status, 'ok')
-    expect('HEAD health', health.head_health_with_http_info().status_code, 200)
+    for probe in ('health', 'livez', 'readyz'):
+        expect(probe, getattr(health, f'get_{probe}')().status, 'ok')
+        expect(f'HEAD {probe}', getattr(health, f'head_{probe}_with_http_info')().status_code, 200)
     expect('openapi.json version', openapi.get_open_api_json()['openapi'], '3.1.0')
     # application/yaml is neither JSON nor text/* to this client: the raw answer is read instead.
     yaml = openapi.get_open_api_yaml_without_preload_content()
