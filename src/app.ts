@@ -13,6 +13,7 @@ import { EarlyAnswers } from './http/early-answers.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
+import requestIdPlugin, { requestIdOf } from './http/request-id.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
 import redisPlugin from './redis/plugin.js'
@@ -46,6 +47,8 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    // The client's X-Request-Id when well formed, else a UUID: pino binds it to the request's log lines as reqId.
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
@@ -73,6 +76,9 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
       validation: config.validation
     })
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
+
+    // Cross-cutting hooks, before every route they apply to.
+    await app.register(requestIdPlugin)
 
     await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
     // Plain reads are answered before fastify meets them, unless every request is to be logged.

@@ -843,6 +843,8 @@ export interface components {
             max?: number;
             /** @description For /readyz and /health: what keeps the service from serving */
             unready?: components["schemas"]["Unready"][];
+            /** @description The id of the request this problem answers, as in its X-Request-Id header and in the service's log lines (reqId) */
+            requestId?: string;
         } & {
             [key: string]: unknown;
         };

@@ -77,6 +77,10 @@ export const problemSchema = {
       type: 'array',
       description: 'For /readyz and /health: what keeps the service from serving',
       items: { $ref: 'Unready#' }
+    },
+    requestId: {
+      type: 'string',
+      description: 'The id of the request this problem answers, as in its X-Request-Id header and in the service\'s log lines (reqId)'
     }
   },
   required: ['type', 'title', 'status', 'detail', 'code'],

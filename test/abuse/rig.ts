@@ -136,6 +136,12 @@ export function expectContractAnswer (answer: Answer, label = ''): void {
   expect(problem.type).toMatch(/^\/problems\/[a-z-]+$/)
   expect(typeof problem.title).toBe('string')
   expect(typeof problem.detail).toBe('string')
+  // A problem of a request carries its id, the same as in the header, and always well formed whatever was sent.
+  const requestId = answer.headers['x-request-id']
+  if (problem.requestId !== undefined || requestId !== undefined) {
+    expect(problem.requestId, `requestId of a ${statusCode} for ${label}`).toBe(requestId)
+    expect(String(requestId)).toMatch(/^[A-Za-z0-9._:+/=@-]{1,128}$/)
+  }
 }
 
 /** An inject response as an Answer. */
