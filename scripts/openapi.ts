@@ -16,6 +16,9 @@ import { startLocalRedis } from '../src/redis/local-server.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
+/** The description is of a service with an admin token, which serves GET /metrics; its value appears nowhere in it. */
+export const OPENAPI_ADMIN_TOKEN = 'openapi-description-admin-token'
+
 /** The committed files, by path relative to the repository, as the routes generate them. */
 export async function renderOpenapiArtifacts (app: FastifyInstance): Promise<Record<string, string>> {
   const document = app.swagger()
@@ -32,7 +35,7 @@ async function main (): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'jsondocs-openapi-'))
   const redis = await startLocalRedis({ dir, persistent: false })
   try {
-    const environment = loadEnvironment({ KEY_PREFIX: 'openapi:', LOG_LEVEL: 'warn' })
+    const environment = loadEnvironment({ KEY_PREFIX: 'openapi:', LOG_LEVEL: 'warn', AUTH_ADMIN_TOKEN: OPENAPI_ADMIN_TOKEN })
     const app = await buildApp(appConfigFrom(environment, { socketPath: redis.socketPath }))
     try {
       for (const [path, text] of Object.entries(await renderOpenapiArtifacts(app))) {

@@ -16,6 +16,7 @@ import problemsPlugin, { sendProblem } from './http/problems.js'
 import requestIdPlugin, { requestIdOf } from './http/request-id.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
+import metricsPlugin from './metrics/plugin.js'
 import redisPlugin from './redis/plugin.js'
 import schemasPlugin from './schemas/plugin.js'
 import { collectionSchemaComponents } from './schemas/route-schemas.js'
@@ -79,6 +80,11 @@ export async function buildApp (config: AppConfig, logger?: FastifyServerOptions
 
     // Cross-cutting hooks, before every route they apply to.
     await app.register(requestIdPlugin)
+    if (config.adminToken !== undefined || config.metricsListener !== undefined) {
+      await app.register(metricsPlugin, {
+        adminToken: config.adminToken, listener: config.metricsListener, http: config.http, retryAfterSeconds: config.retryAfterSeconds
+      })
+    }
 
     await app.register(healthRoutes, { timeoutMs: config.redisTimeoutMs })
     // Plain reads are answered before fastify meets them, unless every request is to be logged.

@@ -39,7 +39,10 @@ export const environmentSchema = {
     MAX_VALIDATION_MS: { type: 'integer', minimum: 1, default: 1000 },
     MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
     // One core is left to the event loop (and Redis): see Validated collections in the README.
-    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) }
+    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
+    // Visible ASCII, as a bearer token is sent; long enough not to be guessed. No default: no token, no admin access.
+    AUTH_ADMIN_TOKEN: { type: 'string', minLength: 16, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' },
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 }
   },
   required: ['HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
@@ -90,6 +93,10 @@ export interface AppConfig {
   http: HttpServerSettings
   /** The worker threads that compile collection schemas and validate documents, and what a request may spend there. */
   validation: ValidationSettings
+  /** The operators' bearer token (AUTH_ADMIN_TOKEN): `/metrics` answers to it on the service's port. */
+  adminToken?: string
+  /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
+  metricsListener?: { host: string, port: number }
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -100,6 +107,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   }
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
+  }
+  if (environment.METRICS_PORT !== undefined && environment.METRICS_PORT !== 0 && environment.METRICS_PORT === environment.PORT) {
+    throw new Error('env/METRICS_PORT must differ from PORT: it is a second listener, serving /metrics without a token')
   }
   return environment
 }
@@ -135,6 +145,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       maxMs: environment.MAX_VALIDATION_MS,
       memoryMb: environment.MAX_VALIDATION_MEMORY_MB,
       workers: environment.VALIDATION_WORKERS
-    }
+    },
+    ...(environment.AUTH_ADMIN_TOKEN === undefined ? {} : { adminToken: environment.AUTH_ADMIN_TOKEN }),
+    ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })
   }
 }

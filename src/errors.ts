@@ -11,6 +11,7 @@ export const problemTypes = {
   DOCS_ERR_INVALID_JSONPATH: { status: 400, title: 'Invalid JSONPath expression' },
   DOCS_ERR_VALIDATION: { status: 400, title: 'Request does not match its schema' },
   DOCS_ERR_INVALID_SCHEMA: { status: 400, title: 'Not a usable JSON Schema' },
+  DOCS_ERR_UNAUTHORIZED: { status: 401, title: 'Missing or invalid credentials' },
   DOCS_ERR_NOT_FOUND: { status: 404, title: 'Nothing at this location' },
   DOCS_ERR_ROUTE_NOT_FOUND: { status: 404, title: 'No such route' },
   DOCS_ERR_METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed on this resource' },
@@ -67,6 +68,7 @@ export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
+export const UnauthorizedError = define('DOCS_ERR_UNAUTHORIZED', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
 

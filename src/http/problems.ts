@@ -40,6 +40,13 @@ export function problemCodeOf (error: FastifyError): ProblemCode {
   return 'DOCS_ERR_INTERNAL'
 }
 
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The problem type this reply carries, once it carries one. */
+    problemCode: ProblemCode | undefined
+  }
+}
+
 /** The JSON text of an RFC 9457 problem; `requestId` (an extension member) names the request it answers. */
 export function problemText (code: ProblemCode, detail: string, extensions: Record<string, unknown> = {},
   requestId?: string): string {
@@ -51,6 +58,7 @@ export function problemText (code: ProblemCode, detail: string, extensions: Reco
 export function sendProblem (reply: FastifyReply, code: ProblemCode, detail: string,
   extensions: Record<string, unknown> = {}): FastifyReply {
   const requestId = reply.request.id
+  reply.problemCode = code
   return reply.code(problemTypes[code].status).type(PROBLEM_MEDIA_TYPE).header(REQUEST_ID_HEADER, requestId)
     .send(problemText(code, detail, extensions, requestId))
 }
@@ -65,6 +73,7 @@ function validationIssues (error: FastifyError) {
 
 /** The one error handler and the not-found handler: every error leaves as application/problem+json. */
 export default fp<ProblemOptions>(async function problemsPlugin (app, options) {
+  app.decorateReply('problemCode', undefined)
   app.setErrorHandler(function renderProblem (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const code = problemCodeOf(error)
     const { status } = problemTypes[code]

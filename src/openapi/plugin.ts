@@ -16,6 +16,7 @@ const tags = [
   { name: 'expiry', description: 'Time to live of documents' },
   { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
   { name: 'health', description: 'Liveness and readiness probes, public and never cached' },
+  { name: 'metrics', description: 'Prometheus metrics, for operators' },
   { name: 'openapi', description: 'This description' }
 ]
 
@@ -39,9 +40,14 @@ export default fp(async function openapiPlugin (app: FastifyInstance) {
           'application/problem+json (RFC 9457).'
       },
       servers: [{ url: '/', description: 'This service' }],
-      // The service has no authentication: say so explicitly.
+      // Documents need no credentials: say so explicitly. Operations that do name their scheme.
       security: [],
-      tags
+      tags,
+      components: {
+        securitySchemes: {
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The operators\' token, AUTH_ADMIN_TOKEN' }
+        }
+      }
     },
     exposeHeadRoutes: true,
     convertConstToEnum: false,

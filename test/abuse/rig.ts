@@ -27,9 +27,33 @@ export interface Rig {
   sentinels: ReadonlySet<string>
 }
 
-/** The service's configuration at its production defaults, on the rig's Redis. */
+/** The admin token of the rig's service: its metrics are on, and observe every hostile request. */
+const ADMIN_TOKEN = 'abuse-suite-admin-token-0123456789'
+
+/** The service's configuration at its production defaults, on the rig's Redis, with its metrics on. */
 function defaultsOn (socketPath: string, prefix: string): AppConfig {
-  return { ...appConfigFrom(loadEnvironment({}), { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
+  return { ...appConfigFrom(loadEnvironment({ AUTH_ADMIN_TOKEN: ADMIN_TOKEN }), { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
+}
+
+/** What the metrics may label a request with: the service's own routes and a handful of methods, whatever was sent. */
+const METHOD_LABELS = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS', 'other']
+
+/**
+ * After the file's hostile requests, every series of the request metrics names a route the service has
+ * (or `unmatched`), a method label of the fixed set and a status: no request made a series of its own.
+ */
+async function expectBoundedSeries (app: FastifyInstance): Promise<void> {
+  const response = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  expect(response.statusCode).toBe(200)
+  const series = response.body.split('\n').filter((line) => line.startsWith('jsondocs_http_request_duration_seconds_count{'))
+  expect(series.length).toBeGreaterThan(0)
+  for (const line of series) {
+    const [, route, method, status] = /^[^{]+\{route="([^"]*)",method="([^"]*)",status_code="([^"]*)"\} /.exec(line) ?? []
+    expect(route === 'unmatched' || METHOD_LABELS.slice(0, 7).some((known) => app.hasRoute({ url: route!, method: known as 'GET' })) ||
+      app.hasRoute({ url: route!, method: 'PROPFIND' as 'GET' }), `route label ${route}`).toBe(true)
+    expect(METHOD_LABELS, `method label of ${line}`).toContain(method)
+    expect(status, `status label of ${line}`).toMatch(/^[1-5][0-9]{2}$/)
+  }
 }
 
 /** Starts the rig for a test file; everything stops after the file's tests. */
@@ -42,6 +66,8 @@ export async function startRig (overrides: Partial<AppConfig> = {}): Promise<Rig
   const prefix = `abuse:${randomUUID()}:`
   const app = await buildApp({ ...defaultsOn(server.socketPath, prefix), ...overrides })
   whenDone(() => app.close())
+  // Runs before the close above: after hooks run last registered first.
+  whenDone(() => expectBoundedSeries(app))
   await sentinels(redis, prefix)
   const statuses = new Map<number, number>()
   const busy = await busyBound(redis, HARNESS_CLIENT, statuses)

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { LuaScript } from '../../src/redis/lua-script.js'
 import { startLocalRedis } from '../../src/redis/local-server.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
-import { buildTestApp, get } from '../helpers/app.js'
+import { buildTestApp, get, uniqueKey } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { eventually, startOwnRedis } from '../helpers/local-redis.js'
 
@@ -125,5 +125,13 @@ describe('GET /readyz and /health', () => {
     const pings = Number(/cmdstat_ping:calls=(\d+)/.exec(stats)?.[1] ?? 0)
     expect(pings).toBeGreaterThan(0)
     expect(pings).toBeLessThan(50)
+  })
+})
+
+describe('probes stay public and cheap', () => {
+  it('need no credentials even when an admin token is set', async () => {
+    const app = await buildTestApp({ adminToken: 'an-admin-token-of-32-characters!' })
+    for (const url of ['/livez', '/readyz', '/health']) expectOk(await get(app, url))
+    expect((await get(app, `/docs/${uniqueKey()}`)).statusCode).toBe(404)
   })
 })

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { renderOpenapiArtifacts } from '../../scripts/openapi.js'
+import { OPENAPI_ADMIN_TOKEN, renderOpenapiArtifacts } from '../../scripts/openapi.js'
 import { problemTypePath, problemTypes } from '../../src/errors.js'
 import { buildTestApp, get, send } from '../helpers/app.js'
 
-const app = await buildTestApp()
+// As `npm run openapi` builds it: with an admin token, so that GET /metrics is served and described.
+const app = await buildTestApp({ adminToken: OPENAPI_ADMIN_TOKEN })
 const document = app.swagger() as unknown as {
   openapi: string
   paths: Record<string, Record<string, { operationId: string, responses: Record<string, { content?: Record<string, { examples?: object }> }> }>>

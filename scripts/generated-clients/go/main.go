@@ -1,14 +1,16 @@
 // The scenario of the Go client that oapi-codegen generates from openapi/openapi.json (package
 // jsondocs, generated beside this file by scripts/check-generated-clients.sh): every operation of the
 // description, called through the generated methods as they are, against a running service.
-// Usage: scenario <base URL> <file to list the requests in>. Exits 1 on the first broken expectation.
-// The helpers are in expect.go.
+// Usage: scenario <base URL> <file to list the requests in>, with the service's admin token in
+// JSONDOCS_ADMIN_TOKEN (for GET /metrics). Exits 1 on the first broken expectation. The helpers are in
+// expect.go.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -22,8 +24,8 @@ var (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fail("usage: scenario <base URL> <requests file>")
+	if len(os.Args) != 3 || os.Getenv("JSONDOCS_ADMIN_TOKEN") == "" {
+		fail("usage: JSONDOCS_ADMIN_TOKEN=<token> scenario <base URL> <requests file>")
 	}
 	rec := &recorder{}
 	client := must(jsondocs.NewClientWithResponses(os.Args[1], jsondocs.WithHTTPClient(rec)))
@@ -31,7 +33,7 @@ func main() {
 	operations(client)
 	problems(client)
 	listingBatchesExpiry(client)
-	served(client)
+	served(client, os.Getenv("JSONDOCS_ADMIN_TOKEN"))
 	schemas(client)
 	must(0, os.WriteFile(os.Args[2], []byte(strings.Join(rec.lines, "\n")+"\n"), 0o644))
 	fmt.Printf("go client: %d requests, every expectation met\n", len(rec.lines))
@@ -230,7 +232,7 @@ func listingBatchesExpiry(c *jsondocs.ClientWithResponses) {
 	}
 }
 
-func served(c *jsondocs.ClientWithResponses) {
+func served(c *jsondocs.ClientWithResponses, adminToken string) {
 	options := must(c.OptionsDocumentWithResponse(ctx, key))
 	expectStatus("OPTIONS", options.HTTPResponse, 204)
 	expectEqual("Allow", options.HTTPResponse.Header.Get("Allow"), "GET, HEAD, PUT, PATCH, POST, DELETE")
@@ -245,6 +247,18 @@ func served(c *jsondocs.ClientWithResponses) {
 	readyz := must(c.GetReadyzWithResponse(ctx))
 	expectJSON("readyz", readyz.JSON200, `{"status":"ok"}`)
 	expectStatus("HEAD readyz", must(c.HeadReadyzWithResponse(ctx)).HTTPResponse, 200)
+
+	withToken := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		return nil
+	}
+	metrics := must(c.GetMetricsWithResponse(ctx, withToken))
+	expectStatus("metrics", metrics.HTTPResponse, 200)
+	if !strings.Contains(string(metrics.Body), "\njsondocs_http_request_duration_seconds_count{") {
+		fail("metrics: no request durations in %d bytes", len(metrics.Body))
+	}
+	expectStatus("HEAD metrics", must(c.HeadMetricsWithResponse(ctx, withToken)).HTTPResponse, 200)
+	expectStatus("metrics without the token", must(c.GetMetricsWithResponse(ctx)).HTTPResponse, 401)
 
 	description := must(c.GetOpenApiJsonWithResponse(ctx))
 	expectEqual("openapi.json version", (*description.JSON200)["openapi"], any("3.1.0"))

@@ -1,16 +1,18 @@
 """The scenario of the Python client that openapi-generator (`python`) generates from openapi/openapi.json
 (package jsondocs_client, on PYTHONPATH from scripts/check-generated-clients.sh): every operation of the
 description, called through the generated methods as they are, against a running service.
-Usage: scenario.py <base URL> <file to list the requests in>. Exits 1 on the first broken expectation.
+Usage: JSONDOCS_ADMIN_TOKEN=<the service's admin token> scenario.py <base URL> <file to list the requests in>. Exits 1
+on the first broken expectation.
 """
 
+import os
 import re
 import sys
 from urllib.parse import urlsplit
 
 from jsondocs_client import (
     ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
-    DocumentsApi, ExpiryApi, HealthApi, ListingApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
+    DocumentsApi, ExpiryApi, HealthApi, ListingApi, MetricsApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
 )
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
@@ -168,7 +170,7 @@ def listing_batches_expiry(listing: ListingApi, batch: BatchApi, expiry: ExpiryA
     expect('TTL after removal', expiry.get_ttl('pyuser:2').ttl, None)
 
 
-def served(documents_api: DocumentsApi, health: HealthApi, openapi: OpenapiApi):
+def served(documents_api: DocumentsApi, health: HealthApi, metrics: MetricsApi, openapi: OpenapiApi, admin_token: str):
     options = documents_api.options_document_with_http_info(KEY)
     expect('OPTIONS', options.status_code, 204)
     expect('Allow', options.headers['allow'], 'GET, HEAD, PUT, PATCH, POST, DELETE')
@@ -176,6 +178,11 @@ def served(documents_api: DocumentsApi, health: HealthApi, openapi: OpenapiApi):
     for probe in ('health', 'livez', 'readyz'):
         expect(probe, getattr(health, f'get_{probe}')().status, 'ok')
         expect(f'HEAD {probe}', getattr(health, f'head_{probe}_with_http_info')().status_code, 200)
+    with_token = {'Authorization': f'Bearer {admin_token}'}
+    text = metrics.get_metrics(_headers=with_token)
+    expect_that('metrics', '\njsondocs_http_request_duration_seconds_count{' in text, 'lists no request durations')
+    expect('HEAD metrics', metrics.head_metrics_with_http_info(_headers=with_token).status_code, 200)
+    problem('metrics without the token', lambda: metrics.get_metrics(), 401, 'DOCS_ERR_UNAUTHORIZED')
     expect('openapi.json version', openapi.get_open_api_json()['openapi'], '3.1.0')
     # application/yaml is neither JSON nor text/* to this client: the raw answer is read instead.
     yaml = openapi.get_open_api_yaml_without_preload_content()
@@ -214,8 +221,9 @@ def schemas(api: SchemasApi, documents_api: DocumentsApi):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit('usage: scenario.py <base URL> <requests file>')
+    admin_token = os.environ.get('JSONDOCS_ADMIN_TOKEN', '')
+    if len(sys.argv) != 3 or not admin_token:
+        sys.exit('usage: JSONDOCS_ADMIN_TOKEN=<token> scenario.py <base URL> <requests file>')
     client = ApiClient(Configuration(host=sys.argv[1]))
     sent = []
     send = client.rest_client.request
@@ -231,7 +239,7 @@ def main():
         operations(documents_api, OperationsApi(client))
         problems(documents_api)
         listing_batches_expiry(ListingApi(client), BatchApi(client), ExpiryApi(client))
-        served(documents_api, HealthApi(client), OpenapiApi(client))
+        served(documents_api, HealthApi(client), MetricsApi(client), OpenapiApi(client), admin_token)
         schemas(SchemasApi(client), documents_api)
     except Broken as broken:
         sys.exit(f'python client: {broken}')

@@ -53,6 +53,7 @@ export function documentReads (context: StoreContext) {
   const cache = client.clientSideCache
   /** Whole answers to reads, kept while the cached replies they were built from hold. */
   const answers = cache instanceof BoundedClientSideCache ? new DerivedCache<StoredValue>(cache, cache.maxEntries) : undefined
+  const recalls = { hits: 0, misses: 0 }
 
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
@@ -98,14 +99,24 @@ export function documentReads (context: StoreContext) {
      * reply it was built from still holds and the document has not expired; else undefined.
      */
     recall (name: string): StoredValue | undefined {
-      const answer = answers?.get(name)
-      if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) return undefined
+      if (!answers) return undefined
+      const answer = answers.get(name)
+      if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) {
+        recalls.misses++
+        return undefined
+      }
+      recalls.hits++
       return answer
     },
 
     /** Reads recall has answered since the start. */
     recalledCount (): number {
       return answers?.hits ?? 0
+    },
+
+    /** What recall found since the start (hits), what it did not (misses), and the answers it holds now. */
+    answerCacheCounts (): { hits: number, misses: number, entries: number } {
+      return { ...recalls, entries: answers?.size ?? 0 }
     },
 
     /** The value at an address and the document's version record; with caching on, remembered as rememberAs. */
