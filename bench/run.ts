@@ -46,7 +46,8 @@ async function startServiceWithRedis (options: RunOptions, work: string, name: s
   Promise<ServiceProcess & { redis: CommandSender, redisPid: number, gcLog: string }> {
   const gcLog = join(work, `gc-${name}.log`)
   const service = await startService({
-    root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog
+    root, mode: options.mode, dataDir: join(work, name), logLevel: options.logLevel, cacheMaxEntries, keyPrefix: KEY_PREFIX, gcLog,
+    env: options.env
   })
   stoppers.add(() => service.stop())
   // Like the service's client, no per-command timeout: node-redis' default (5 s) arms an AbortSignal and a
@@ -177,6 +178,8 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       durationSeconds: options.duration,
       soakSeconds: options.soak,
       only: options.only?.source ?? null,
+      // Names only: a value may be a secret (AUTH_ADMIN_TOKEN).
+      env: Object.keys(options.env),
       loadGenerator: 'autocannon in a process of its own per row, one request in flight per connection',
       direct: 'node-redis (RESP3) in the runner process, one client, as many commands in flight as connections'
     },

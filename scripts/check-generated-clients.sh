@@ -30,7 +30,9 @@ java -jar "$OPENAPI_GENERATOR_JAR" generate --generator-name python --input-spec
 "$PYTHON_CLIENT_VENV/bin/python" -m compileall -q "$out/python/jsondocs_client"
 
 bash scripts/provision-redis.sh
-start_service KEY_PREFIX="clients:"
+# A throwaway admin token, so that GET /metrics is served and each client calls it.
+export JSONDOCS_ADMIN_TOKEN="check-clients-$(node -e 'console.log(require("node:crypto").randomUUID())')"
+start_service KEY_PREFIX="clients:" AUTH_ADMIN_TOKEN="$JSONDOCS_ADMIN_TOKEN"
 "$out/go/scenario" "$base" "$out/go-requests.log"
 PYTHONPATH="$out/python" "$PYTHON_CLIENT_VENV/bin/python" scripts/generated-clients/python/scenario.py "$base" "$out/python-requests.log"
 npx tsx scripts/generated-clients/coverage.ts "$description" "go client=$out/go-requests.log" "python client=$out/python-requests.log"

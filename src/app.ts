@@ -22,8 +22,11 @@ import openapiRoutes from './openapi/routes.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
+import requestIdPlugin, { requestIdOf } from './http/request-id.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
+import metricsPlugin from './metrics/plugin.js'
+import metricsRoutes from './metrics/routes.js'
 import redisPlugin from './redis/plugin.js'
 import collectionsPlugin from './collections/plugin.js'
 import { collectionSchemaComponents } from './collections/schema-route-schemas.js'
@@ -76,6 +79,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    // The client's X-Request-Id when well formed, else a UUID: pino binds it to the request's log lines as reqId.
+    genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
     frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
   }) as unknown as FastifyInstance
@@ -103,12 +108,17 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
     await app.register(answerCachePlugin)
 
-    // Cross-cutting hooks, which every request on every route meets before the route's own: access first,
-    // so that a request it refuses costs nothing more. Every route registered later declares its rule.
+    // Cross-cutting hooks, which every request on every route meets before the route's own: the request id
+    // first, so that every answer carries it; then access, so that a request it refuses costs nothing more.
+    // Every route registered later declares its access rule.
+    await app.register(requestIdPlugin)
     await app.register(accessPlugin, {
       settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
       timeoutMs: config.redisTimeoutMs
     })
+    if (metricsScraped(config)) {
+      await app.register(metricsPlugin, { listener: config.metricsListener, http: config.http, retryAfterSeconds: config.retryAfterSeconds })
+    }
     for (const plugin of crossCutting) await app.register(unencapsulated(plugin))
 
     // The routes, under BASE_PATH, and a 405 for every method each route lacks.
@@ -136,8 +146,22 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     await app.register(metaRoutes)
     await app.register(schemaRoutes)
     await app.register(tokenRoutes)
+    if (app.metrics && hasAdmin(config)) await app.register(metricsRoutes)
     await app.register(openapiRoutes)
   }
+}
+
+/** Whether anyone is the admin: the admin token's holder, or everyone when access is not enforced. */
+function hasAdmin (config: AppConfig): boolean {
+  return config.access.open || config.access.adminToken !== undefined
+}
+
+/**
+ * Whether anyone can scrape the metrics: the admin at GET /metrics, or whoever reaches METRICS_PORT.
+ * Otherwise nothing observes requests that no one would see.
+ */
+function metricsScraped (config: AppConfig): boolean {
+  return hasAdmin(config) || config.metricsListener !== undefined
 }
 
 /** A cross-cutting plugin, refused when encapsulated: its hooks would never meet a route. */

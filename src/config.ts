@@ -44,7 +44,8 @@ export const environmentSchema = {
     MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
     // One core is left to the event loop (and Redis): see Validated collections in the README.
     VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
-    ...accessEnvironmentSchema
+    ...accessEnvironmentSchema,
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
@@ -99,6 +100,8 @@ export interface AppConfig {
   validation: ValidationSettings
   /** Who may do what: the admin token, JWTs, anonymous scopes (tokens themselves live in Redis). */
   access: AccessSettings
+  /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
+  metricsListener?: { host: string, port: number }
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -109,6 +112,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   }
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
+  }
+  if (environment.METRICS_PORT !== undefined && environment.METRICS_PORT !== 0 && environment.METRICS_PORT === environment.PORT) {
+    throw new Error('env/METRICS_PORT must differ from PORT: it is a second listener, serving /metrics without a token')
   }
   // Checked before anything starts: a service that would serve every right to a network refuses here.
   accessSettingsFrom(environment)
@@ -148,6 +154,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       memoryMb: environment.MAX_VALIDATION_MEMORY_MB,
       workers: environment.VALIDATION_WORKERS
     },
-    access: accessSettingsFrom(environment)
+    access: accessSettingsFrom(environment),
+    ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })
   }
 }

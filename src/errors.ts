@@ -32,7 +32,8 @@ export const problemTypes = {
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
-  DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' }
+  DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
+  DOCS_ERR_NOT_READY: { status: 503, title: 'Service not ready' }
 } as const
 
 export type ProblemCode = keyof typeof problemTypes
@@ -70,6 +71,7 @@ export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
+export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
 
 /** The 422 of a request over one of the cost limits: names the setting (`limit`) and its value (`max`). */

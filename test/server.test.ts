@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from 'redis'
 import { afterAll, describe, expect, it, vi } from 'vitest'
-import { loadEnvironment } from '../src/config.js'
+import { appConfigFrom, loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
 import { provisionLocalRedis } from './helpers/provision.js'
 import { spawnService } from './helpers/service-process.js'
@@ -151,7 +151,11 @@ describe('configuration', () => {
     [{ BASE_PATH: '/docs*' }, 'BASE_PATH'],
     [{ BASE_PATH: '/a%2Fb' }, 'BASE_PATH'],
     [{ BASE_PATH: '/a?b' }, 'BASE_PATH'],
-    [{ BASE_PATH: '/' + 'a'.repeat(256) }, 'BASE_PATH']
+    [{ BASE_PATH: '/' + 'a'.repeat(256) }, 'BASE_PATH'],
+    [{ AUTH_ADMIN_TOKEN: 'short-secret' }, 'AUTH_ADMIN_TOKEN'],
+    [{ AUTH_ADMIN_TOKEN: 'a token with spaces in it' }, 'AUTH_ADMIN_TOKEN'],
+    [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
+    [{ PORT: '9100', METRICS_PORT: '9100' }, 'METRICS_PORT must differ from PORT']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
@@ -159,6 +163,24 @@ describe('configuration', () => {
   it('takes a BASE_PATH of segments of unreserved characters', () => {
     expect(loadEnvironment({ BASE_PATH: '/api' }).BASE_PATH).toBe('/api')
     expect(loadEnvironment({ BASE_PATH: '/jsondocs/v1.2_x~y-z' }).BASE_PATH).toBe('/jsondocs/v1.2_x~y-z')
+  })
+
+  it('never repeats a refused admin token in its message', () => {
+    for (const token of ['short-secret', 'a secret with spaces in it', 'x'.repeat(600)]) {
+      expect(() => loadEnvironment({ AUTH_ADMIN_TOKEN: token })).toThrow(expect.objectContaining({
+        message: expect.not.stringContaining(token.slice(0, 12)) as unknown as string
+      }))
+    }
+  })
+
+  it('takes the admin token and the metrics port into the app\'s configuration', () => {
+    const environment = loadEnvironment({ HOST: '10.0.0.5', AUTH_ADMIN_TOKEN: 'an-admin-token-of-32-characters!', METRICS_PORT: '9100' })
+    expect(appConfigFrom(environment, { socketPath: '/tmp/redis.sock' })).toMatchObject({
+      access: { adminToken: 'an-admin-token-of-32-characters!' }, metricsListener: { host: '10.0.0.5', port: 9100 }
+    })
+    const bare = appConfigFrom(loadEnvironment({}), { socketPath: '/tmp/redis.sock' })
+    expect(bare.access.adminToken).toBeUndefined()
+    expect(bare.metricsListener).toBeUndefined()
   })
 
   it('has working defaults', () => {

@@ -17,6 +17,8 @@ export interface RunOptions {
   mode: 'dist' | 'tsx'
   logLevel: string
   out?: string
+  /** Settings given to the services beyond the runner's own (`--env NAME=VALUE`), e.g. AUTH_ADMIN_TOKEN for metrics. */
+  env: Record<string, string>
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -29,6 +31,7 @@ export const USAGE = `npm run bench [-- options]
   --skip-build         run src/server.ts with tsx instead of building dist/
   --log-level <level>  LOG_LEVEL of the service and the no-op server (default warn)
   --out <dir>          where results go (default bench/results/<timestamp>; smoke: a temp dir)
+  --env NAME=VALUE     a setting for both services (repeatable), e.g. --env AUTH_ADMIN_TOKEN=... to measure them with metrics on
   --smoke              every family for a fraction of a second, failing on any error`
 
 function positive (name: string, text: string | undefined, fallback: number): number {
@@ -52,6 +55,7 @@ export function parseOptions (argv: string[]): RunOptions {
       'skip-build': { type: 'boolean', default: false },
       'log-level': { type: 'string', default: 'warn' },
       out: { type: 'string' },
+      env: { type: 'string', multiple: true },
       help: { type: 'boolean', default: false }
     },
     strict: true
@@ -72,7 +76,12 @@ export function parseOptions (argv: string[]): RunOptions {
     // The smoke proves the suite, not the build: it runs the sources through tsx.
     mode: values['skip-build'] === true || smoke ? 'tsx' : 'dist',
     logLevel: values['log-level'] ?? 'warn',
-    ...(values.out === undefined ? {} : { out: values.out })
+    ...(values.out === undefined ? {} : { out: values.out }),
+    env: Object.fromEntries((values.env ?? []).map((setting) => {
+      const [name, ...value] = setting.split('=')
+      if (!name || value.length === 0) throw new Error(`--env takes NAME=VALUE, not "${setting}"`)
+      return [name, value.join('=')]
+    }))
   }
 }
 

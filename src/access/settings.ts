@@ -32,7 +32,8 @@ export interface AccessEnvironment {
 
 /** The AUTH_* variables of the environment schema. */
 export const accessEnvironmentSchema = {
-  AUTH_ADMIN_TOKEN: { type: 'string', minLength: 32 },
+  // Visible ASCII, as a bearer token is sent; long enough not to be guessed. No default: no admin.
+  AUTH_ADMIN_TOKEN: { type: 'string', minLength: 32, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' },
   AUTH_ANONYMOUS_SCOPES: { type: 'string' },
   AUTH_DISABLED: { type: 'boolean', default: false },
   AUTH_JWT_SECRET: { type: 'string', minLength: 32 },

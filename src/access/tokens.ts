@@ -30,7 +30,7 @@ export interface TokenInfo {
 export interface Verified { scopes: Scope[], until: number }
 
 /** KEYS: token hash, index. ARGV: id, secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
-const createScript = new LuaScript(`
+const createScript = new LuaScript('create-token', `
 redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'scopes', ARGV[3], 'label', ARGV[4], 'created', ARGV[5])
 local expires = '+inf'
 if ARGV[6] ~= '' then
@@ -42,7 +42,7 @@ return 1
 `)
 
 /** KEYS: token hash, index. ARGV: id. */
-const revokeScript = new LuaScript(`
+const revokeScript = new LuaScript('revoke-token', `
 redis.call('ZREM', KEYS[2], ARGV[1])
 return redis.call('DEL', KEYS[1])
 `)

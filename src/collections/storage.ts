@@ -36,7 +36,7 @@ end
 `
 
 /** KEYS: schema hash, collection set. ARGV: collection, schema text, If-Match, If-None-Match. */
-const putSchemaScript = new LuaScript(conditionsLua + `
+const putSchemaScript = new LuaScript('put-schema', conditionsLua + `
 local current = redis.call('HGET', KEYS[1], 'revision')
 if not holds(current, ARGV[3], ARGV[4]) then return { 'precondition' } end
 local t = redis.call('TIME')
@@ -47,7 +47,7 @@ return { current and 'ok' or 'created', revision }
 `)
 
 /** KEYS: schema hash, collection set. ARGV: collection, If-Match, If-None-Match. */
-const deleteSchemaScript = new LuaScript(conditionsLua + `
+const deleteSchemaScript = new LuaScript('delete-schema', conditionsLua + `
 local current = redis.call('HGET', KEYS[1], 'revision')
 if not current then return { 'notfound' } end
 if not holds(current, ARGV[2], ARGV[3]) then return { 'precondition' } end

@@ -17,6 +17,8 @@ declare module 'fastify' {
  */
 export class AnswerCache {
   readonly #answers: DerivedCache<StoredValue> | undefined
+  #hits = 0
+  #misses = 0
 
   constructor (replies: unknown) {
     this.#answers = replies instanceof BoundedClientSideCache ? new DerivedCache(replies, replies.maxEntries) : undefined
@@ -25,7 +27,11 @@ export class AnswerCache {
   /** The answer kept under name, unless a reply it was read from has changed or the document has expired. */
   recall (name: string): StoredValue | undefined {
     const answer = this.#answers?.get(name)
-    if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) return undefined
+    if (answer === undefined || (answer.expiresAt !== undefined && answer.expiresAt <= Date.now())) {
+      this.#misses++
+      return undefined
+    }
+    this.#hits++
     return answer
   }
 
@@ -36,7 +42,12 @@ export class AnswerCache {
 
   /** Reads answered by recall since the start. */
   get hits (): number {
-    return this.#answers?.hits ?? 0
+    return this.#hits
+  }
+
+  /** What recall found since the start (hits), what it did not (misses), and the answers kept now. */
+  counts (): { hits: number, misses: number, entries: number } {
+    return { hits: this.#hits, misses: this.#misses, entries: this.#answers?.size ?? 0 }
   }
 }
 

@@ -1,26 +1,47 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { PUBLIC } from '../access/plugin.js'
-import { RedisUnavailableError } from '../errors.js'
-import { withDeadline } from '../redis/deadline.js'
+import { NotReadyError, RedisUnavailableError, withExtensions } from '../errors.js'
+import { LuaScript } from '../redis/lua-script.js'
+import { readinessCheck } from '../redis/readiness.js'
 import { jsonResponse } from '../openapi/components.js'
 
-const healthSchema = {
-  operationId: 'getHealth',
-  tags: ['health'],
-  summary: 'Whether the service and its Redis answer',
-  response: {
-    200: jsonResponse('Redis answers', {
-      type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'], additionalProperties: false
-    })
-  }
+const OK = '{"status":"ok"}'
+
+const okResponse = (description: string) => jsonResponse(description, {
+  type: 'object', properties: { status: { type: 'string', const: 'ok' } }, required: ['status'], additionalProperties: false
+})
+
+const probeSchema = (operationId: string, summary: string, description: string) =>
+  ({ operationId, tags: ['health'], summary, response: { 200: okResponse(description) } })
+
+const livezSchema = probeSchema('getLivez', 'Whether the process answers (no call to Redis)', 'The process answers')
+const readyzSchema = probeSchema('getReadyz',
+  'Whether the service can serve: Redis answers, its JSON module and the service\'s scripts are loaded', 'Ready to serve')
+const healthSchema = probeSchema('getHealth', 'The same as /readyz, kept for load balancers and compose files', 'Ready to serve')
+
+function answerOk (reply: FastifyReply) {
+  return reply.header('Cache-Control', 'no-store').type('application/json').send(OK)
 }
 
-/** GET /health: 200 while Redis answers, otherwise the 503 problem; for load balancers and compose. */
+/**
+ * The probes, public and never cached. GET /livez: the process answers. GET /readyz (and /health, its
+ * older name): Redis answers, with RedisJSON and every script the service runs; else the 503 problem,
+ * with what is not ready in `unready`.
+ */
 export default async function healthRoutes (app: FastifyInstance, options: { timeoutMs: number }) {
-  app.get('/health', { schema: healthSchema, config: { access: PUBLIC } }, async (_request, reply) => {
-    await withDeadline(app.redis.ping(), options.timeoutMs).catch((error: Error) => {
-      throw error instanceof RedisUnavailableError ? error : new RedisUnavailableError(error.message)
-    })
-    return reply.type('application/json').send('{"status":"ok"}')
-  })
+  const config = { access: PUBLIC }
+  const check = readinessCheck(app.redis, options.timeoutMs, LuaScript.all)
+
+  app.get('/livez', { schema: livezSchema, config }, async (_request, reply) => answerOk(reply))
+
+  async function ready (_request: unknown, reply: FastifyReply) {
+    reply.header('Cache-Control', 'no-store')
+    const unready = await check()
+    if (unready.length === 0) return answerOk(reply)
+    const details = unready.map((item) => item.detail).join('; ')
+    const error = unready[0]!.check === 'redis' ? new RedisUnavailableError(details) : new NotReadyError(details)
+    throw withExtensions(error, { unready })
+  }
+  app.get('/readyz', { schema: readyzSchema, config }, ready)
+  app.get('/health', { schema: healthSchema, config }, ready)
 }

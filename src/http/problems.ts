@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { REQUEST_ID_HEADER } from './request-id.js'
 import {
   isProblemCode, problemTypePath, problemTypes, RouteNotFoundError, type ProblemCode, type ProblemExtensions
 } from '../errors.js'
@@ -39,16 +40,27 @@ export function problemCodeOf (error: FastifyError): ProblemCode {
   return 'DOCS_ERR_INTERNAL'
 }
 
-/** The JSON text of an RFC 9457 problem. */
-export function problemText (code: ProblemCode, detail: string, extensions: Record<string, unknown> = {}): string {
-  const { status, title } = problemTypes[code]
-  return JSON.stringify({ type: problemTypePath(code), title, status, detail, code, ...extensions })
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The problem type this reply carries, once it carries one. */
+    problemCode: ProblemCode | undefined
+  }
 }
 
-/** Renders an RFC 9457 problem. */
+/** The JSON text of an RFC 9457 problem; `requestId` (an extension member) names the request it answers. */
+export function problemText (code: ProblemCode, detail: string, extensions: Record<string, unknown> = {},
+  requestId?: string): string {
+  const { status, title } = problemTypes[code]
+  return JSON.stringify({ type: problemTypePath(code), title, status, detail, code, ...extensions, ...(requestId === undefined ? {} : { requestId }) })
+}
+
+/** Renders an RFC 9457 problem, with the request's id in the body and in `X-Request-Id`. */
 export function sendProblem (reply: FastifyReply, code: ProblemCode, detail: string,
   extensions: Record<string, unknown> = {}): FastifyReply {
-  return reply.code(problemTypes[code].status).type(PROBLEM_MEDIA_TYPE).send(problemText(code, detail, extensions))
+  const requestId = reply.request.id
+  reply.problemCode = code
+  return reply.code(problemTypes[code].status).type(PROBLEM_MEDIA_TYPE).header(REQUEST_ID_HEADER, requestId)
+    .send(problemText(code, detail, extensions, requestId))
 }
 
 function validationIssues (error: FastifyError) {
@@ -61,6 +73,7 @@ function validationIssues (error: FastifyError) {
 
 /** The one error handler and the not-found handler: every error leaves as application/problem+json. */
 export default fp<ProblemOptions>(async function problemsPlugin (app, options) {
+  app.decorateReply('problemCode', undefined)
   app.setErrorHandler(function renderProblem (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
     const code = problemCodeOf(error)
     const { status } = problemTypes[code]

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http'
 import { problemTypes, type ProblemCode } from '../errors.js'
 import { PROBLEM_MEDIA_TYPE, problemText } from './problems.js'
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.js'
 
 /** A problem the HTTP server answers itself, below fastify; the connection closes after it. */
 export interface ServerProblem {
@@ -19,11 +20,16 @@ function headersOf (problem: ServerProblem, body: string, retryAfterSeconds: num
   }
 }
 
-/** Answers a request fastify never met with a problem, and closes its connection after the answer. */
+/**
+ * Answers a request fastify never met with a problem, and closes its connection after the answer. The
+ * request has an id as fastify would have given it, in the body and in `X-Request-Id`.
+ */
 export function answerProblem (response: ServerResponse, problem: ServerProblem, retryAfterSeconds: number): void {
-  const body = problemText(problem.code, problem.detail)
+  const requestId = requestIdOf(response.req)
+  const body = problemText(problem.code, problem.detail, {}, requestId)
   response.shouldKeepAlive = false
-  response.writeHead(problemTypes[problem.code].status, headersOf(problem, body, retryAfterSeconds))
+  response.writeHead(problemTypes[problem.code].status,
+    { ...headersOf(problem, body, retryAfterSeconds), [REQUEST_ID_HEADER]: requestId })
   response.end(body)
 }
 

@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import type { ProblemCode } from '../errors.js'
 import { Connection, type ConnectionOwner, type Turn } from './connection.js'
 import { screenRequest } from './request-screen.js'
 import { answerProblem, parserProblem, type ClientError, type ServerProblem } from './server-problems.js'
@@ -35,6 +36,8 @@ export interface ConnectionCounts {
   /** The most requests seen waiting for their turn on one connection. */
   readonly mostWaiting: number
   readonly uploads: { active: number, waiting: number }
+  /** The problems the server answered itself, below fastify, by code: one per request or failed connection. */
+  readonly problems: ReadonlyMap<ProblemCode, number>
 }
 
 /** Node checks its header and request timeouts this often: a fraction of the shorter one, at most a second. */
@@ -63,6 +66,7 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
   #sweeping: NodeJS.Timeout | undefined
   #closing = false
   mostWaiting = 0
+  readonly problems = new Map<ProblemCode, number>()
 
   constructor (readonly settings: HttpServerSettings, readonly retryAfterSeconds: number) {
     this.#uploads = new UploadTurns(settings.maxUploads, settings.maxWaitingUploads)
@@ -114,10 +118,10 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     const connection = this.#connections.get(socket)
     // A connection closing after its last words keeps draining (sockets.ts): its parser's errors are moot.
     if (connection === undefined) return void (socket.writableEnded || socket.destroy())
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return connection.fail(this.#timeoutProblem(connection))
-    const problem = parserProblem(error, MAX_HEADER_BYTES)
-    if (problem === undefined) connection.destroy()
-    else connection.fail(problem)
+    const problem = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? this.#timeoutProblem(connection) : parserProblem(error, MAX_HEADER_BYTES)
+    if (problem === undefined) return connection.destroy()
+    this.#count(problem)
+    connection.fail(problem)
   }
 
   start (turn: Turn, connection: Connection): void {
@@ -125,7 +129,7 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     const problem = connection.refused
       ? busy(`The service has its MAX_CONNECTIONS (${this.settings.maxConnections}) connections open, none of them idle`)
       : screenRequest(request)
-    if (problem !== undefined) return answerProblem(response, problem, this.retryAfterSeconds)
+    if (problem !== undefined) return this.#answer(response, problem)
     // Node drops what follows a request offering an upgrade in the same read: the connection ends with it.
     if (request.headers.upgrade !== undefined) response.shouldKeepAlive = false
     if (needsUploadTurn(request)) this.#dispatchInTurn(turn)
@@ -163,8 +167,8 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     }
     const outcome = this.#uploads.take(begin)
     if (outcome === 'refused') {
-      return answerProblem(turn.response, busy(`${this.#uploads.max} large request bodies are being read and ` +
-        `${this.#uploads.maxWaiting} wait for their turn (MAX_UPLOADS, MAX_WAITING_UPLOADS)`), this.retryAfterSeconds)
+      return this.#answer(turn.response, busy(`${this.#uploads.max} large request bodies are being read and ` +
+        `${this.#uploads.maxWaiting} wait for their turn (MAX_UPLOADS, MAX_WAITING_UPLOADS)`))
     }
     if (outcome === 'waiting') turn.leaveLine = () => this.#uploads.leave(begin)
     turn.response.once('close', () => {
@@ -220,6 +224,15 @@ export class HttpServer implements ConnectionOwner, ConnectionCounts {
     for (const connection of [...this.#connections.values()]) {
       if (connection.answerStalledFor(now) >= this.settings.requestTimeoutMs) connection.destroy()
     }
+  }
+
+  #answer (response: ServerResponse, problem: ServerProblem): void {
+    this.#count(problem)
+    answerProblem(response, problem, this.retryAfterSeconds)
+  }
+
+  #count ({ code }: ServerProblem): void {
+    this.problems.set(code, (this.problems.get(code) ?? 0) + 1)
   }
 
   #timeoutProblem (connection: Connection): ServerProblem {

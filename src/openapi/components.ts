@@ -31,6 +31,17 @@ export const validationErrorSchema = {
   required: ['in', 'pointer', 'detail']
 } as const
 
+/** One thing that keeps the service from serving (readiness). */
+export const unreadySchema = {
+  $id: 'Unready',
+  type: 'object',
+  properties: {
+    check: { type: 'string', enum: ['redis', 'json-module', 'scripts'], description: 'What was checked' },
+    detail: { type: 'string', description: 'Why it fails' }
+  },
+  required: ['check', 'detail']
+} as const
+
 /** An RFC 9457 problem as the service renders it; extension members are kept (additionalProperties). */
 export const problemSchema = {
   $id: 'Problem',
@@ -61,7 +72,16 @@ export const problemSchema = {
     path: { type: 'string', description: 'For DOCS_ERR_PATCH_FAILED: the path of the failing JSON Patch operation' },
     pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' },
     limit: { type: 'string', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the setting whose limit the request exceeds' },
-    max: { type: 'integer', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit' }
+    max: { type: 'integer', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit' },
+    unready: {
+      type: 'array',
+      description: 'For /readyz and /health: what keeps the service from serving',
+      items: { $ref: 'Unready#' }
+    },
+    requestId: {
+      type: 'string',
+      description: 'The id of the request this problem answers, as in its X-Request-Id header and in the service\'s log lines (reqId)'
+    }
   },
   required: ['type', 'title', 'status', 'detail', 'code'],
   additionalProperties: true

@@ -27,9 +27,10 @@ export class BoundedClientSideCache extends BasicClientSideCache {
     this.#trackedPrefix = trackedPrefix
   }
 
-  override clear (resetStats = true): void {
+  /** Its statistics run on through a clear: they count since the start, as metrics' counters do. */
+  override clear (): void {
     this.epoch++
-    super.clear(resetStats)
+    super.clear(false)
   }
 
   override trackingOn (): string[] {

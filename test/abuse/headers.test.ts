@@ -8,6 +8,7 @@ import { documentAlong, inject, seedDocument, type Method } from './send.js'
 const rig = await startRig()
 
 const KEY = 'headed'
+const WELL_FORMED_ID = /^[A-Za-z0-9._:+/=@-]{1,128}$/
 
 /** Entity-tag lists around the document's current tag (`now`): matching, weak, garbled, long. */
 const entityTagList = (now: string) => fc.oneof(
@@ -61,6 +62,11 @@ describe('any request headers keep the contract', () => {
         method: request.method, url: `/docs/${KEY}`, headers, ...(withBody ? { body: BODIES[request.method] } : {})
       }))
       if (answer.statusCode === 304) expect(answer.body).toBe('')
+      // Every answer has a well-formed id: the client's when it sent one well formed, a generated one otherwise.
+      const requestId = String(answer.headers['x-request-id'])
+      expect(requestId).toMatch(WELL_FORMED_ID)
+      const sent = request.stray?.[0] === 'x-request-id' ? request.stray[1] : undefined
+      if (sent !== undefined) expect(requestId === sent).toBe(WELL_FORMED_ID.test(sent))
     }), propertyOptions(300))
   }, timeoutFor(300))
 })

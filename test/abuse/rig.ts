@@ -27,9 +27,38 @@ export interface Rig {
   sentinels: ReadonlySet<string>
 }
 
-/** The service's configuration at its production defaults, on the rig's Redis. */
+/**
+ * The admin token of the rig's service: its metrics are on, and observe every hostile request. Every
+ * other request has every right, so that the hostile ones reach the routes rather than a 401.
+ */
+const ADMIN_TOKEN = 'abuse-suite-admin-token-0123456789'
+const EVERY_RIGHT = JSON.stringify([{ prefix: '', rights: ['read', 'write', 'schema'] }])
+
+/** The service's configuration at its production defaults, on the rig's Redis, with its metrics on. */
 function defaultsOn (socketPath: string, prefix: string): AppConfig {
-  return { ...appConfigFrom(loadEnvironment({}), { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
+  const environment = loadEnvironment({ AUTH_ADMIN_TOKEN: ADMIN_TOKEN, AUTH_ANONYMOUS_SCOPES: EVERY_RIGHT })
+  return { ...appConfigFrom(environment, { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
+}
+
+/** What the metrics may label a request with: the service's own routes and a handful of methods, whatever was sent. */
+const METHOD_LABELS = ['GET', 'HEAD', 'PUT', 'PATCH', 'POST', 'DELETE', 'OPTIONS', 'other']
+
+/**
+ * After the file's hostile requests, every series of the request metrics names a route the service has
+ * (or `unmatched`), a method label of the fixed set and a status: no request made a series of its own.
+ */
+async function expectBoundedSeries (app: FastifyInstance): Promise<void> {
+  const response = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+  expect(response.statusCode).toBe(200)
+  const series = response.body.split('\n').filter((line) => line.startsWith('jsondocs_http_request_duration_seconds_count{'))
+  expect(series.length).toBeGreaterThan(0)
+  for (const line of series) {
+    const [, route, method, status] = /^[^{]+\{route="([^"]*)",method="([^"]*)",status_code="([^"]*)"\} /.exec(line) ?? []
+    expect(route === 'unmatched' || METHOD_LABELS.slice(0, 7).some((known) => app.hasRoute({ url: route!, method: known as 'GET' })) ||
+      app.hasRoute({ url: route!, method: 'PROPFIND' as 'GET' }), `route label ${route}`).toBe(true)
+    expect(METHOD_LABELS, `method label of ${line}`).toContain(method)
+    expect(status, `status label of ${line}`).toMatch(/^[1-5][0-9]{2}$/)
+  }
 }
 
 /** Starts the rig for a test file; everything stops after the file's tests. */
@@ -42,6 +71,8 @@ export async function startRig (overrides: Partial<AppConfig> = {}): Promise<Rig
   const prefix = `abuse:${randomUUID()}:`
   const app = await buildApp({ ...defaultsOn(server.socketPath, prefix), ...overrides })
   whenDone(() => app.close())
+  // Runs before the close above: after hooks run last registered first.
+  whenDone(() => expectBoundedSeries(app))
   await sentinels(redis, prefix)
   const statuses = new Map<number, number>()
   const busy = await busyBound(redis, HARNESS_CLIENT, statuses)
@@ -136,6 +167,12 @@ export function expectContractAnswer (answer: Answer, label = ''): void {
   expect(problem.type).toMatch(/^\/problems\/[a-z-]+$/)
   expect(typeof problem.title).toBe('string')
   expect(typeof problem.detail).toBe('string')
+  // A problem of a request carries its id, the same as in the header, and always well formed whatever was sent.
+  const requestId = answer.headers['x-request-id']
+  if (problem.requestId !== undefined || requestId !== undefined) {
+    expect(problem.requestId, `requestId of a ${statusCode} for ${label}`).toBe(requestId)
+    expect(String(requestId)).toMatch(/^[A-Za-z0-9._:+/=@-]{1,128}$/)
+  }
 }
 
 /** An inject response as an Answer. */

@@ -19,8 +19,10 @@ const transports: Array<[string, Read]> = [
   }]
 ]
 
-/** Headers that may differ between two answers a moment apart, or between transports. */
-function lasting ({ date: _date, 'expires-in': _expiresIn, connection: _connection, 'keep-alive': _keepAlive, ...headers }: Record<string, string>) {
+/** The headers a repeated answer repeats: not its date, time left, connection or request id. */
+function lasting ({
+  date: _date, 'expires-in': _expiresIn, connection: _connection, 'keep-alive': _keepAlive, 'x-request-id': _requestId, ...headers
+}: Record<string, string>) {
   return headers
 }
 

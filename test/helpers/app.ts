@@ -7,16 +7,23 @@ import { buildApp, type BuildOptions } from '../../src/app.js'
 import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 
-/** What a test may change of the configuration: any setting, and any one of the cost limits. */
-export type TestOverrides = Omit<Partial<AppConfig>, 'limits'> & { limits?: Partial<CostLimits> }
+/**
+ * What a test may change of the configuration: any setting, any one of the cost limits, and `adminToken`:
+ * access enforced with that admin token, every other request having every right on every key (what the
+ * admin alone may do, `/tokens` and `/metrics`, then needs the token).
+ */
+export type TestOverrides = Omit<Partial<AppConfig>, 'limits'> & { limits?: Partial<CostLimits>, adminToken?: string }
 
 /** The service's configuration at its defaults (the environment schema's), on the suite's Redis, with a key prefix of its own. */
-export function testConfig ({ limits, ...overrides }: TestOverrides = {}): AppConfig {
+export function testConfig ({ limits, adminToken, ...overrides }: TestOverrides = {}): AppConfig {
   const defaults = appConfigFrom(loadEnvironment({}), inject('redis'))
   return {
     ...defaults,
     keyPrefix: `test:${randomUUID()}:`,
     logLevel: 'silent',
+    ...(adminToken === undefined
+      ? {}
+      : { access: { adminToken, anonymousScopes: [{ prefix: '', rights: ['read', 'write', 'schema'] }], open: false } }),
     ...overrides,
     limits: { ...defaults.limits, ...limits }
   }

@@ -95,7 +95,7 @@ describe('BASE_PATH with access enforced', () => {
     expect((await overSocket(guarded, 'GET', `${BASE}/docs/a:10:x/k`, scoped)).statusCode).toBe(403)
     expect((await overSocket(guarded, 'GET', `${BASE}/docs/a%3A10%3Ax/k`, scoped)).statusCode).toBe(403)
     expect((await overSocket(guarded, 'GET', `${BASE}/docs/a:1:x/k`)).statusCode).toBe(401)
-    expect((await guarded.inject({ method: 'PUT', url: `${BASE}/docs/a:1:x/k`, headers: scoped, payload: 1 })).statusCode).toBe(403)
+    expect((await guarded.inject({ method: 'PUT', url: `${BASE}/docs/a:1:x/k`, headers: { ...scoped, 'content-type': 'application/json' }, payload: '1' })).statusCode).toBe(403)
     await guarded.close()
   })
 })

@@ -160,8 +160,10 @@ describe('the key namespace', () => {
 })
 
 describe('every error is RFC 9457 problem+json', () => {
-  it('carries type, title, status, detail and code, and no stack', async () => {
-    const problem = expectProblem(await get(app, `/docs/${uniqueKey()}`), 404, 'DOCS_ERR_NOT_FOUND')
-    expect(Object.keys(problem).sort()).toEqual(['code', 'detail', 'status', 'title', 'type'])
+  it('carries type, title, status, detail, code and the request\'s id, and no stack', async () => {
+    const response = await get(app, `/docs/${uniqueKey()}`)
+    const problem = expectProblem(response, 404, 'DOCS_ERR_NOT_FOUND')
+    expect(Object.keys(problem).sort()).toEqual(['code', 'detail', 'requestId', 'status', 'title', 'type'])
+    expect(problem.requestId).toBe(response.headers['x-request-id'])
   })
 })

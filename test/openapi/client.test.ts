@@ -8,9 +8,11 @@ import { buildTestApp } from '../helpers/app.js'
  * The client openapi-typescript generates from openapi/openapi.json, with openapi-fetch, against the
  * service on a real socket: every operation of the description is called at least once.
  */
-const app = await buildTestApp()
+const adminToken = 'client-test-admin-token-0123456789'
+const app = await buildTestApp({ adminToken })
 const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
-const client = createClient<paths>({ baseUrl })
+// Access is enforced: every request carries the admin token, but those that check a refusal.
+const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${adminToken}` } })
 
 const described = Object.entries(JSON.parse(readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8')).paths as
   Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
@@ -113,13 +115,20 @@ describe('the generated client', () => {
     expect((await client.GET('/ttl/{key}', { params: { path: { key: 'user:2' } } })).data).toEqual({ ttl: null })
   })
 
-  it('answers OPTIONS, health and its own description', async () => {
+  it('answers OPTIONS, the probes, the metrics and its own description', async () => {
     const options = await client.OPTIONS('/docs/{key}', { params: { path: { key } } })
     expect(options.response.headers.get('allow')).toBe('GET, HEAD, PUT, PATCH, POST, DELETE')
     expect((await client.OPTIONS('/docs/{key}/{pointer}', { params: { path: { key, pointer: 'name' } } })).response.status).toBe(204)
 
-    expect((await client.GET('/health')).data).toEqual({ status: 'ok' })
-    expect((await client.HEAD('/health')).response.status).toBe(200)
+    for (const probe of ['/health', '/livez', '/readyz'] as const) {
+      expect((await client.GET(probe)).data).toEqual({ status: 'ok' })
+      expect((await client.HEAD(probe)).response.status).toBe(200)
+    }
+    const metrics = await client.GET('/metrics', { parseAs: 'text' })
+    expect(metrics.data).toMatch(/^jsondocs_http_request_duration_seconds_count\{/m)
+    expect((await client.HEAD('/metrics')).response.status).toBe(200)
+    const refused = await client.GET('/metrics', { headers: { Authorization: null }, parseAs: 'text' })
+    expect(refused.response.status).toBe(401)
 
     const json = await client.GET('/openapi.json')
     expect(json.data).toMatchObject({ openapi: '3.1.0' })

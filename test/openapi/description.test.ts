@@ -4,6 +4,7 @@ import { renderOpenapiArtifacts } from '../../scripts/openapi.js'
 import { problemTypePath, problemTypes } from '../../src/errors.js'
 import { buildTestApp, get, send } from '../helpers/app.js'
 
+// As `npm run openapi` builds it: with an admin token, so that GET /metrics is served and described.
 const app = await buildTestApp()
 const document = app.swagger() as unknown as {
   openapi: string

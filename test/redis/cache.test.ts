@@ -10,7 +10,7 @@ const app = await buildTestApp({ cacheMaxEntries: 1000 })
 const redis = await connectRedis()
 
 /** Reads travel over a real socket, as users send them. */
-const get = (target: FastifyInstance, url: string) => overSocket(target, 'GET', url)
+const get = (target: FastifyInstance, url: string, headers: Record<string, string> = {}) => overSocket(target, 'GET', url, headers)
 
 function cacheOf (target: FastifyInstance) {
   const cache = target.redis.clientSideCache
@@ -157,7 +157,8 @@ describe('the cache bound', () => {
       `/docs/${key}/missing`, `/docs/${key}/a/7`, `/docs/${uniqueKey()}`, `/docs/${text}`, `/docs/${expiring}/a`,
       `/docs/${key}?jsonpath=${encodeURIComponent('$.a[*].id')}`, `/docs/${key}?jsonpath=${encodeURIComponent('$[')}`]
     for (const url of urls) {
-      const [cached, direct] = [await get(app, url), await get(uncached, url)]
+      const id = { 'x-request-id': 'the-same-read' }
+      const [cached, direct] = [await get(app, url, id), await get(uncached, url, id)]
       expect([url, direct.statusCode, direct.body]).toEqual([url, cached.statusCode, cached.body])
       expect(direct.headers['etag']).toBe(cached.headers['etag'])
       expect(direct.headers['content-type']).toBe(cached.headers['content-type'])

@@ -1,14 +1,16 @@
 // The scenario of the Go client that oapi-codegen generates from openapi/openapi.json (package
 // jsondocs, generated beside this file by scripts/check-generated-clients.sh): every operation of the
 // description, called through the generated methods as they are, against a running service.
-// Usage: scenario <base URL> <file to list the requests in>. Exits 1 on the first broken expectation.
-// The helpers are in expect.go.
+// Usage: scenario <base URL> <file to list the requests in>, with the service's admin token in
+// JSONDOCS_ADMIN_TOKEN (sent with every request). Exits 1 on the first broken expectation. The helpers are in
+// expect.go.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -22,16 +24,23 @@ var (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fail("usage: scenario <base URL> <requests file>")
+	if len(os.Args) != 3 || os.Getenv("JSONDOCS_ADMIN_TOKEN") == "" {
+		fail("usage: JSONDOCS_ADMIN_TOKEN=<token> scenario <base URL> <requests file>")
 	}
 	rec := &recorder{}
-	client := must(jsondocs.NewClientWithResponses(os.Args[1], jsondocs.WithHTTPClient(rec)))
+	// Access is enforced: every request carries the admin token, but the one that checks a refusal.
+	adminToken := os.Getenv("JSONDOCS_ADMIN_TOKEN")
+	bearer := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		return nil
+	}
+	client := must(jsondocs.NewClientWithResponses(os.Args[1], jsondocs.WithHTTPClient(rec), jsondocs.WithRequestEditorFn(bearer)))
+	anonymous := must(jsondocs.NewClientWithResponses(os.Args[1]))
 	documents(client)
 	operations(client)
 	problems(client)
 	listingBatchesExpiry(client)
-	served(client)
+	served(client, anonymous)
 	schemas(client)
 	tokens(client)
 	must(0, os.WriteFile(os.Args[2], []byte(strings.Join(rec.lines, "\n")+"\n"), 0o644))
@@ -231,7 +240,7 @@ func listingBatchesExpiry(c *jsondocs.ClientWithResponses) {
 	}
 }
 
-func served(c *jsondocs.ClientWithResponses) {
+func served(c *jsondocs.ClientWithResponses, anonymous *jsondocs.ClientWithResponses) {
 	options := must(c.OptionsDocumentWithResponse(ctx, key))
 	expectStatus("OPTIONS", options.HTTPResponse, 204)
 	expectEqual("Allow", options.HTTPResponse.Header.Get("Allow"), "GET, HEAD, PUT, PATCH, POST, DELETE")
@@ -240,6 +249,20 @@ func served(c *jsondocs.ClientWithResponses) {
 	health := must(c.GetHealthWithResponse(ctx))
 	expectJSON("health", health.JSON200, `{"status":"ok"}`)
 	expectStatus("HEAD health", must(c.HeadHealthWithResponse(ctx)).HTTPResponse, 200)
+	livez := must(c.GetLivezWithResponse(ctx))
+	expectJSON("livez", livez.JSON200, `{"status":"ok"}`)
+	expectStatus("HEAD livez", must(c.HeadLivezWithResponse(ctx)).HTTPResponse, 200)
+	readyz := must(c.GetReadyzWithResponse(ctx))
+	expectJSON("readyz", readyz.JSON200, `{"status":"ok"}`)
+	expectStatus("HEAD readyz", must(c.HeadReadyzWithResponse(ctx)).HTTPResponse, 200)
+
+	metrics := must(c.GetMetricsWithResponse(ctx))
+	expectStatus("metrics", metrics.HTTPResponse, 200)
+	if !strings.Contains(string(metrics.Body), "\njsondocs_http_request_duration_seconds_count{") {
+		fail("metrics: no request durations in %d bytes", len(metrics.Body))
+	}
+	expectStatus("HEAD metrics", must(c.HeadMetricsWithResponse(ctx)).HTTPResponse, 200)
+	expectStatus("metrics without the token", must(anonymous.GetMetricsWithResponse(ctx)).HTTPResponse, 401)
 
 	description := must(c.GetOpenApiJsonWithResponse(ctx))
 	expectEqual("openapi.json version", (*description.JSON200)["openapi"], any("3.1.0"))

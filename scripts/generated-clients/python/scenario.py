@@ -1,16 +1,18 @@
 """The scenario of the Python client that openapi-generator (`python`) generates from openapi/openapi.json
 (package jsondocs_client, on PYTHONPATH from scripts/check-generated-clients.sh): every operation of the
 description, called through the generated methods as they are, against a running service.
-Usage: scenario.py <base URL> <file to list the requests in>. Exits 1 on the first broken expectation.
+Usage: JSONDOCS_ADMIN_TOKEN=<the service's admin token> scenario.py <base URL> <file to list the requests in>. Exits 1
+on the first broken expectation.
 """
 
+import os
 import re
 import sys
 from urllib.parse import urlsplit
 
 from jsondocs_client import (
     AccessApi, ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
-    DocumentsApi, ExpiryApi, HealthApi, ListingApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
+    DocumentsApi, ExpiryApi, HealthApi, ListingApi, MetricsApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
 )
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
@@ -168,13 +170,18 @@ def listing_batches_expiry(listing: ListingApi, batch: BatchApi, expiry: ExpiryA
     expect('TTL after removal', expiry.get_ttl('pyuser:2').ttl, None)
 
 
-def served(documents_api: DocumentsApi, health: HealthApi, openapi: OpenapiApi):
+def served(documents_api: DocumentsApi, health: HealthApi, metrics: MetricsApi, openapi: OpenapiApi, anonymous: MetricsApi):
     options = documents_api.options_document_with_http_info(KEY)
     expect('OPTIONS', options.status_code, 204)
     expect('Allow', options.headers['allow'], 'GET, HEAD, PUT, PATCH, POST, DELETE')
     expect('OPTIONS at path', documents_api.options_document_at_path_with_http_info(KEY, 'name').status_code, 204)
-    expect('health', health.get_health().status, 'ok')
-    expect('HEAD health', health.head_health_with_http_info().status_code, 200)
+    for probe in ('health', 'livez', 'readyz'):
+        expect(probe, getattr(health, f'get_{probe}')().status, 'ok')
+        expect(f'HEAD {probe}', getattr(health, f'head_{probe}_with_http_info')().status_code, 200)
+    text = metrics.get_metrics()
+    expect_that('metrics', '\njsondocs_http_request_duration_seconds_count{' in text, 'lists no request durations')
+    expect('HEAD metrics', metrics.head_metrics_with_http_info().status_code, 200)
+    problem('metrics without the token', lambda: anonymous.get_metrics(), 401, 'DOCS_ERR_UNAUTHORIZED')
     expect('openapi.json version', openapi.get_open_api_json()['openapi'], '3.1.0')
     # application/yaml is neither JSON nor text/* to this client: the raw answer is read instead.
     yaml = openapi.get_open_api_yaml_without_preload_content()
@@ -224,9 +231,12 @@ def tokens(api: AccessApi):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit('usage: scenario.py <base URL> <requests file>')
-    client = ApiClient(Configuration(host=sys.argv[1]))
+    admin_token = os.environ.get('JSONDOCS_ADMIN_TOKEN', '')
+    if len(sys.argv) != 3 or not admin_token:
+        sys.exit('usage: JSONDOCS_ADMIN_TOKEN=<token> scenario.py <base URL> <requests file>')
+    # Access is enforced: the client sends the admin token as its bearer token, but the one that checks a refusal.
+    client = ApiClient(Configuration(host=sys.argv[1], access_token=admin_token))
+    anonymous = MetricsApi(ApiClient(Configuration(host=sys.argv[1])))
     sent = []
     send = client.rest_client.request
 
@@ -241,7 +251,7 @@ def main():
         operations(documents_api, OperationsApi(client))
         problems(documents_api)
         listing_batches_expiry(ListingApi(client), BatchApi(client), ExpiryApi(client))
-        served(documents_api, HealthApi(client), OpenapiApi(client))
+        served(documents_api, HealthApi(client), MetricsApi(client), OpenapiApi(client), anonymous)
         schemas(SchemasApi(client), documents_api)
         tokens(AccessApi(client))
     except Broken as broken:

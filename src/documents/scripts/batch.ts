@@ -10,7 +10,7 @@ import { prelude } from './prelude.js'
  * item that fails leaves its document untouched and the others still apply. When any schema guard fails,
  * nothing is written and the reply is { 'schemachanged' }.
  */
-export const batchPutScript = new LuaScript(prelude + `
+export const batchPutScript = new LuaScript('batch-put', prelude + `
 local maxBytes, count, items = tonumber(arg()), tonumber(arg()), {}
 local scratch = KEYS[3 * count + 1]
 for i = 1, count do

@@ -7,7 +7,7 @@ import { guardedWrite } from './prelude.js'
  * applies to a copy that replaces the document only when every operation succeeded.
  * Reply: { 'ok', version, results (JSON texts), expiresAt } or { 'failed', index, reason, detail }.
  */
-export const operationsScript = guardedWrite(`
+export const operationsScript = guardedWrite('operations', `
 local work = KEYS[3]
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end

@@ -83,7 +83,7 @@ end
  * (both already joined to the base). The patch applies to a copy that replaces the document only
  * when every operation succeeded. A failed operation answers { 'failed', index, reason }.
  */
-export const jsonPatchScript = guardedWrite(`
+export const jsonPatchScript = guardedWrite('json-patch', `
 local work, scratch = KEYS[3], KEYS[4]
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end

@@ -400,7 +400,7 @@ end
 return reply
 `
 
-/** A single-document write script: the prelude, the header, the write guard, then the body. */
-export function guardedWrite (body: string, helpers = ''): LuaScript {
-  return new LuaScript(prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply)
+/** A single-document write script named name: the prelude, the header, the write guard, then the body. */
+export function guardedWrite (name: string, body: string, helpers = ''): LuaScript {
+  return new LuaScript(name, prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply)
 }

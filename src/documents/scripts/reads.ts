@@ -7,7 +7,7 @@ import { documentHeader, prelude } from './prelude.js'
  */
 
 /** GET of a location whose digit tokens did not all address array elements: resolve, then read. */
-export const readScript = new LuaScript(prelude + documentHeader + `
+export const readScript = new LuaScript('read', prelude + documentHeader + `
 workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
@@ -18,7 +18,7 @@ return { 'ok', version, value, expires or false }
 `)
 
 /** What is at a location: type, size (string, array, object), member names and memory use. */
-export const describeScript = new LuaScript(prelude + documentHeader + `
+export const describeScript = new LuaScript('describe', prelude + documentHeader + `
 workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
@@ -47,7 +47,7 @@ return { 'ok', version, { kind, length, memory, keys }, expires or false }
  * Reply: { 'ok', version, matches, expiresAt }, { 'toocostly', estimate }, { 'toolarge', bytes },
  * { 'badpath', RedisJSON's message }, or the document's kind when it holds none.
  */
-export const queryScript = new LuaScript(prelude + `
+export const queryScript = new LuaScript('query', prelude + `
 local doc, ver = KEYS[1], KEYS[2]
 local path, descents, filters, multiple = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local maxValues, maxReply = tonumber(ARGV[5]), tonumber(ARGV[6])

@@ -7,10 +7,10 @@ import { guardedWrite } from './prelude.js'
  * Reply: { status, version, value, expiresAt } where status is ok | created | notfound |
  * precondition | wrongtype.
  */
-const script = (body: string) => guardedWrite(body)
+const script = (name: string, body: string) => guardedWrite(name, body)
 
 /** PUT: create or replace the document, or replace or add the value at a location. */
-export const putScript = script(`
+export const putScript = script('put', `
 local k = kindOf(doc)
 if k == 'wrongtype' then return { k } end
 local value = arg()
@@ -37,7 +37,7 @@ return done(existed and 'ok' or 'created', loc)
  * JSON.MERGE into a location that does not exist stores the patch as is, nulls included; RFC 7396
  * merges it into an empty object, which is what happens here.
  */
-export const mergeScript = script(`
+export const mergeScript = script('merge', `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local patch, patchIsObject = arg(), arg() == '1'
@@ -55,7 +55,7 @@ return done(existed and 'ok' or 'created', loc)
 `)
 
 /** DELETE: the whole document (and its version), or the value at a location. */
-export const deleteScript = script(`
+export const deleteScript = script('delete', `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if #tokens == 0 then
@@ -72,7 +72,7 @@ return done('ok', nil)
 `)
 
 /** The time to live of a whole document on its own: ttl '' reads it, '0' removes it, else sets it. */
-export const expiryScript = script(`
+export const expiryScript = script('expiry', `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if ttl ~= '' and not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end

@@ -1,0 +1,137 @@
+import { dirname } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { LuaScript } from '../../src/redis/lua-script.js'
+import { startLocalRedis } from '../../src/redis/local-server.js'
+import { createRedisClient } from '../../src/redis/plugin.js'
+import { buildTestApp, get, uniqueKey } from '../helpers/app.js'
+import { whenDone } from '../helpers/cleanup.js'
+import { eventually, startOwnRedis } from '../helpers/local-redis.js'
+
+type Answer = Awaited<ReturnType<typeof get>>
+
+function expectOk (response: Answer) {
+  expect(response.statusCode).toBe(200)
+  expect(response.headers['content-type']).toMatch(/^application\/json/)
+  expect(response.headers['cache-control']).toBe('no-store')
+  expect(response.json()).toEqual({ status: 'ok' })
+}
+
+function expectUnready (response: Answer, code: string, checks: string[]) {
+  expect(response.statusCode).toBe(503)
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
+  expect(response.headers['cache-control']).toBe('no-store')
+  expect(response.headers['retry-after']).toBe('1')
+  const problem = response.json()
+  expect(problem).toMatchObject({ code, status: 503 })
+  expect(problem.unready.map((item: { check: string }) => item.check)).toEqual(checks)
+  return problem
+}
+
+/** An admin client on a Redis of the test's own. */
+async function adminOf (socketPath: string) {
+  const admin = createRedisClient({ connection: { socketPath }, commandTimeoutMs: 5000 })
+  await admin.connect()
+  whenDone(() => admin.destroy())
+  return admin
+}
+
+describe('GET /livez', () => {
+  it('answers while the process runs, without calling Redis (Redis down, still 200)', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath }, redisTimeoutMs: 500 })
+    expectOk(await get(app, '/livez'))
+    await redis.stop()
+    expectOk(await get(app, '/livez'))
+    const head = await app.inject({ method: 'HEAD', url: '/livez' })
+    expect(head.statusCode).toBe(200)
+    expect(head.headers['cache-control']).toBe('no-store')
+    expect(head.body).toBe('')
+  })
+})
+
+describe('GET /readyz and /health', () => {
+  it.each(['/readyz', '/health'])('%s: 200 when Redis answers with RedisJSON and every script loaded', async (url) => {
+    const app = await buildTestApp()
+    expectOk(await get(app, url))
+  })
+
+  it('loads every script Redis does not hold (after SCRIPT FLUSH), and answers 200', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
+    const admin = await adminOf(redis.socketPath)
+    await admin.sendCommand(['SCRIPT', 'FLUSH'])
+    const shas = LuaScript.all().map((script) => script.sha)
+    expect(shas.length).toBeGreaterThanOrEqual(12)
+    expect(await admin.sendCommand(['SCRIPT', 'EXISTS', ...shas])).toEqual(shas.map(() => 0))
+    expectOk(await get(app, '/readyz'))
+    expect(await admin.sendCommand(['SCRIPT', 'EXISTS', ...shas])).toEqual(shas.map(() => 1))
+  })
+
+  it('is 503 DOCS_ERR_REDIS_UNAVAILABLE while Redis is down, and 200 again once it is back', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath }, redisTimeoutMs: 500 })
+    await redis.stop()
+    for (const url of ['/readyz', '/health']) expectUnready(await get(app, url), 'DOCS_ERR_REDIS_UNAVAILABLE', ['redis'])
+    await redis.start()
+    await eventually(async () => (await get(app, '/readyz')).statusCode === 200)
+    expectOk(await get(app, '/health'))
+  })
+
+  it('is 503 DOCS_ERR_REDIS_UNAVAILABLE within the timeout when Redis is paused', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath }, redisTimeoutMs: 300 })
+    const admin = await adminOf(redis.socketPath)
+    await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL'])
+    const started = Date.now()
+    expectUnready(await get(app, '/readyz'), 'DOCS_ERR_REDIS_UNAVAILABLE', ['redis'])
+    // Bounded by the timeout (the deadline sweeps a quarter of it apart), with room for a slow machine.
+    expect(Date.now() - started).toBeLessThan(1000)
+    await eventually(async () => (await get(app, '/readyz')).statusCode === 200)
+  })
+
+  it('is 503 DOCS_ERR_NOT_READY naming the JSON module when Redis comes back without it', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath }, redisTimeoutMs: 500 })
+    await redis.stop()
+    const bare = await startLocalRedis({ dir: dirname(redis.socketPath), persistent: false, withJsonModule: false })
+    whenDone(() => bare.stop())
+    await eventually(async () => (await get(app, '/readyz')).json().code !== 'DOCS_ERR_REDIS_UNAVAILABLE')
+    const problem = expectUnready(await get(app, '/readyz'), 'DOCS_ERR_NOT_READY', ['json-module'])
+    expect(problem.detail).toMatch(/no JSON module/)
+  })
+
+  it('is 503 DOCS_ERR_NOT_READY naming the scripts when Redis refuses to load them', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
+    const admin = await adminOf(redis.socketPath)
+    await admin.sendCommand(['SCRIPT', 'FLUSH'])
+    // The service's user may no longer load scripts (an ACL change): reads still answer, scripts cannot run.
+    await admin.sendCommand(['ACL', 'SETUSER', 'default', '-script|load'])
+    whenDone(() => admin.sendCommand(['ACL', 'SETUSER', 'default', '+@all']))
+    const problem = expectUnready(await get(app, '/readyz'), 'DOCS_ERR_NOT_READY', ['scripts'])
+    expect(problem.detail).toMatch(/scripts did not load/)
+    await admin.sendCommand(['ACL', 'SETUSER', 'default', '+@all'])
+    expectOk(await get(app, '/readyz'))
+  })
+
+  it('shares one check among concurrent probes: a flood of probes costs Redis one check at a time', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
+    const admin = await adminOf(redis.socketPath)
+    await admin.sendCommand(['CONFIG', 'RESETSTAT'])
+    const answers = await Promise.all(Array.from({ length: 200 }, () => get(app, '/readyz')))
+    for (const answer of answers) expect(answer.statusCode).toBe(200)
+    const stats = String(await admin.sendCommand(['INFO', 'commandstats']))
+    const pings = Number(/cmdstat_ping:calls=(\d+)/.exec(stats)?.[1] ?? 0)
+    expect(pings).toBeGreaterThan(0)
+    expect(pings).toBeLessThan(50)
+  })
+})
+
+describe('probes stay public and cheap', () => {
+  it('need no credentials even when an admin token is set', async () => {
+    const app = await buildTestApp({ adminToken: 'an-admin-token-of-32-characters!' })
+    for (const url of ['/livez', '/readyz', '/health']) expectOk(await get(app, url))
+    expect((await get(app, `/docs/${uniqueKey()}`)).statusCode).toBe(404)
+  })
+})
