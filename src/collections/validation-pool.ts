@@ -11,6 +11,8 @@ export interface ValidationSettings {
   workers: number
   /** Heap each worker may use, in MiB (MAX_VALIDATION_MEMORY_MB). */
   memoryMb: number
+  /** Characters of documents and schemas the jobs waiting for a worker may hold; by default MAX_WAITING_CHARACTERS. */
+  maxWaitingCharacters?: number
 }
 
 /** What one request may still spend in the workers, in ms; each job it runs takes its time from it. */
@@ -42,10 +44,17 @@ export interface ValidateOptions {
 
 /** Jobs waiting for a worker, at most; more are 503 at once. */
 const MAX_WAITING_JOBS = 1024
+/**
+ * Characters of documents and schema texts the waiting jobs hold, at most (64 Mi, 128 MiB to 256 MiB of
+ * strings); a job that would pass it is 503 at once. Without it 1024 jobs of 1 MiB documents would hold
+ * a gigabyte and more.
+ */
+export const MAX_WAITING_CHARACTERS = 64 * 1024 * 1024
 const MAX_VIOLATIONS = 50
 
 interface Waiting {
   keys: readonly string[]
+  characters: number
   begin (slot: ValidationWorkerSlot): void
   timer: NodeJS.Timeout
 }
@@ -59,6 +68,7 @@ export class ValidationPool {
   readonly #settings: ValidationSettings
   readonly #slots: ValidationWorkerSlot[]
   #waiting: Waiting[] = []
+  #waitingCharacters = 0
   #nextId = 0
 
   constructor (settings: ValidationSettings, log: FastifyBaseLogger) {
@@ -74,14 +84,16 @@ export class ValidationPool {
 
   async close (): Promise<void> {
     for (const waiting of this.#waiting.splice(0)) clearTimeout(waiting.timer)
+    this.#waitingCharacters = 0
     await Promise.all(this.#slots.map((slot) => slot.close()))
   }
 
-  /** Jobs running in a worker and jobs waiting for one, now, and the workers ready for a job. */
-  activity (): { running: number, waiting: number, idle: number } {
+  /** Jobs running in a worker and jobs waiting for one (and the characters they hold), now, and the workers ready for a job. */
+  activity (): { running: number, waiting: number, waitingCharacters: number, idle: number } {
     return {
       running: this.#slots.filter((slot) => slot.busy).length,
       waiting: this.#waiting.length,
+      waitingCharacters: this.#waitingCharacters,
       idle: this.#slots.filter((slot) => slot.idle).length
     }
   }
@@ -97,7 +109,7 @@ export class ValidationPool {
    */
   async compile (schema: SchemaSource, consequence: string): Promise<void> {
     if (this.#slots.some((slot) => slot.held.has(schema.key))) return
-    const end = await this.#submit([schema.key], this.budget(), (id) => ({ kind: 'compile', id, schema }))
+    const end = await this.#submit([schema.key], schema.text.length, this.budget(), (id) => ({ kind: 'compile', id, schema }))
     if (end.kind !== 'outcome') throw this.#failure(end, `Compiling the schema`, consequence)
     if (end.outcome.status === 'invalid') throw invalidSchema(end.outcome.refusal)
     if (end.outcome.status !== 'done') throw new Error(`The validation worker answered ${end.outcome.status}`)
@@ -109,7 +121,10 @@ export class ValidationPool {
     if (requests.length === 0) return { results: [], complete: true }
     const sources = new Map(requests.map(({ schema }) => [schema.key, schema]))
     const items = requests.map(({ schema, document }) => ({ schema: schema.key, document }))
-    const submit = (everyText: boolean) => this.#submit([...sources.keys()], budget, (id, slot) => ({
+    let characters = 0
+    for (const { document } of items) characters += document.length
+    for (const { text } of sources.values()) characters += text.length
+    const submit = (everyText: boolean) => this.#submit([...sources.keys()], characters, budget, (id, slot) => ({
       kind: 'validate',
       id,
       schemas: [...sources.values()].filter(({ key }) => everyText || !slot.held.has(key)),
@@ -133,8 +148,11 @@ export class ValidationPool {
     throw this.#failure({ kind: 'timeout' }, 'Validating the write', consequence)
   }
 
-  /** Runs a job on a worker, preferring one that holds its schemas; a wait past MAX_VALIDATION_MS is 503. */
-  #submit (keys: readonly string[], budget: ValidationBudget,
+  /**
+   * Runs a job on a worker, preferring one that holds its schemas; a wait past MAX_VALIDATION_MS is 503,
+   * and so is a job that would pass the waiting line's bounds (jobs, characters).
+   */
+  #submit (keys: readonly string[], characters: number, budget: ValidationBudget,
     job: (id: number, slot: ValidationWorkerSlot) => ValidationJob, quiet = false): Promise<JobEnd> {
     if (budget.remainingMs <= 0) return Promise.resolve({ kind: 'timeout' })
     return new Promise((resolve, reject) => {
@@ -148,16 +166,20 @@ export class ValidationPool {
       const busy = () => quiet ? resolve({ kind: 'died', error: new Error('busy') }) : reject(this.#busy())
       const slot = this.#waiting.length === 0 ? this.#idleSlotFor(keys) : undefined
       if (slot) return begin(slot)
-      if (this.#waiting.length >= MAX_WAITING_JOBS) return busy()
+      const maxCharacters = this.#settings.maxWaitingCharacters ?? MAX_WAITING_CHARACTERS
+      if (this.#waiting.length >= MAX_WAITING_JOBS || this.#waitingCharacters + characters > maxCharacters) return busy()
       const waiting: Waiting = {
         keys,
+        characters,
         begin,
         timer: setTimeout(() => {
           this.#waiting = this.#waiting.filter((entry) => entry !== waiting)
+          this.#waitingCharacters -= characters
           busy()
         }, this.#settings.maxMs)
       }
       this.#waiting.push(waiting)
+      this.#waitingCharacters += characters
     })
   }
 
@@ -166,6 +188,7 @@ export class ValidationPool {
       const slot = this.#idleSlotFor(next.keys)
       if (!slot) return
       this.#waiting.shift()
+      this.#waitingCharacters -= next.characters
       clearTimeout(next.timer)
       next.begin(slot)
     }

@@ -133,6 +133,33 @@ describe('a validation that passes MAX_VALIDATION_MS', () => {
   })
 })
 
+describe('the line of writes waiting for a worker', () => {
+  it('holds a bounded number of characters: a write that would pass it is 503 at once, and nothing is written', async () => {
+    const service = await buildTestApp({ validation: settings({ maxWaitingCharacters: 300_000 }) })
+    const collection = await collectionWith(service, bombSchema)
+    await workerReady(service)
+    // The only worker runs the slow write; the next two large ones wait for it, or would.
+    const first = put(service, `/docs/${collection}:slow`, { name: 'x', n: 1 })
+    await eventually(async () => service.schemas.validation.activity().running > 0, 5000)
+    let waitedSettled = false
+    const waited = put(service, `/docs/${collection}:a`, { name: 'a'.repeat(200_000) }).finally(() => { waitedSettled = true })
+    await eventually(async () => service.schemas.validation.activity().waiting === 1, 5000)
+    expect(service.schemas.validation.activity().waitingCharacters).toBeGreaterThan(200_000)
+    const refused = await put(service, `/docs/${collection}:b`, { name: 'b'.repeat(200_000) })
+    expect(waitedSettled).toBe(false)
+    expect(refused.statusCode).toBe(503)
+    expect(refused.headers['retry-after']).toBe('1')
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(refused.json()).toMatchObject({ code: 'DOCS_ERR_SERVICE_BUSY' })
+    // The one that waited waited MAX_VALIDATION_MS for the worker: 503 too, and the line is empty again.
+    expect((await waited).statusCode).toBe(503)
+    expectOverLimit(await first)
+    expect(service.schemas.validation.activity()).toMatchObject({ waiting: 0, waitingCharacters: 0 })
+    for (const key of ['slow', 'a', 'b']) expect((await get(service, `/docs/${collection}:${key}`)).statusCode).toBe(404)
+    await expectValidating(service, collection)
+  })
+})
+
 describe('registering a schema', () => {
   it('is 422 when compiling it passes MAX_VALIDATION_MS, while other requests are answered; nothing is registered', async () => {
     const collection = uniqueKey('huge')
