@@ -122,7 +122,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
     for (const target of new Set(scenario.rows.map((row) => row.target))) {
       // The floor server reads and writes documents the service wrote.
       const writer = target === 'floor' ? 'service' : target
-      if (target !== 'ceiling') await putDocuments(targetOf(running, writer).url, scenario.documents)
+      if (target !== 'ceiling') await putDocuments(targetOf(running, writer).url, scenario.documents, options.headers)
     }
   }
   if (running.cached) {
@@ -137,7 +137,9 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   for (const scenario of scenarios) {
     for (const row of scenario.rows) {
       if (process.stderr.isTTY) process.stderr.write(`[${String(rows.length + 1).padStart(2)}/${total}] ${row.id} ...\r`)
-      const result = await measureRow(row, {
+      const toService = row.target === 'service' || row.target === 'cached'
+      const requests = toService ? row.requests.map((request) => ({ ...request, headers: { ...options.headers, ...request.headers } })) : row.requests
+      const result = await measureRow({ ...row, requests }, {
         target: targetOf(running, row.target),
         ...(BESIDE_CEILING_ROWS.includes(row.id) ? { adjacentCeiling: { target: targetOf(running, 'ceiling'), requests: NOOP_REQUESTS } } : {}),
         familyTitle: scenario.title,

@@ -19,6 +19,11 @@ export interface RunOptions {
   out?: string
   /** Settings given to the services beyond the runner's own (`--env NAME=VALUE`), e.g. AUTH_ADMIN_TOKEN for metrics. */
   env: Record<string, string>
+  /**
+   * Header fields sent with every request to the services (`--header NAME=VALUE`), e.g. credentials to
+   * measure them with access enforced; never to the no-op server, the floor or Redis.
+   */
+  headers: Record<string, string>
 }
 
 export const USAGE = `npm run bench [-- options]
@@ -32,6 +37,7 @@ export const USAGE = `npm run bench [-- options]
   --log-level <level>  LOG_LEVEL of the service and the no-op server (default warn)
   --out <dir>          where results go (default bench/results/<timestamp>; smoke: a temp dir)
   --env NAME=VALUE     a setting for both services (repeatable), e.g. --env AUTH_ADMIN_TOKEN=... to measure them with metrics on
+  --header NAME=VALUE  a header field of every request to the services (repeatable), e.g. --header 'authorization=Bearer ...'
   --smoke              every family for a fraction of a second, failing on any error`
 
 function positive (name: string, text: string | undefined, fallback: number): number {
@@ -56,6 +62,7 @@ export function parseOptions (argv: string[]): RunOptions {
       'log-level': { type: 'string', default: 'warn' },
       out: { type: 'string' },
       env: { type: 'string', multiple: true },
+      header: { type: 'string', multiple: true },
       help: { type: 'boolean', default: false }
     },
     strict: true
@@ -77,12 +84,17 @@ export function parseOptions (argv: string[]): RunOptions {
     mode: values['skip-build'] === true || smoke ? 'tsx' : 'dist',
     logLevel: values['log-level'] ?? 'warn',
     ...(values.out === undefined ? {} : { out: values.out }),
-    env: Object.fromEntries((values.env ?? []).map((setting) => {
-      const [name, ...value] = setting.split('=')
-      if (!name || value.length === 0) throw new Error(`--env takes NAME=VALUE, not "${setting}"`)
-      return [name, value.join('=')]
-    }))
+    env: namedValues('env', values.env),
+    headers: namedValues('header', values.header)
   }
+}
+
+function namedValues (option: string, settings: string[] = []): Record<string, string> {
+  return Object.fromEntries(settings.map((setting) => {
+    const [name, ...value] = setting.split('=')
+    if (!name || value.length === 0) throw new Error(`--${option} takes NAME=VALUE, not "${setting}"`)
+    return [name, value.join('=')]
+  }))
 }
 
 /** The rows a run measures: all, or for the smoke one read and one write per family; then --only. */
