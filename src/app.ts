@@ -19,6 +19,7 @@ import documentStorePlugin from './documents/store-plugin.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
+import corsPlugin from './http/cors.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
 import problemsPlugin, { sendProblem } from './http/problems.js'
@@ -112,6 +113,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     // first, so that every answer carries it; then access, so that a request it refuses costs nothing more.
     // Every route registered later declares its access rule.
     await app.register(requestIdPlugin)
+    // CORS before access: preflights carry no credentials, and refusals must be readable by browsers.
+    if (config.corsOrigins !== undefined) await app.register(corsPlugin, { origins: config.corsOrigins })
     await app.register(accessPlugin, {
       settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
       timeoutMs: config.redisTimeoutMs

@@ -2,6 +2,7 @@ import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
 import { accessEnvironmentSchema, accessSettingsFrom, type AccessSettings } from './access/settings.js'
+import { parseCorsOrigins, type CorsOrigins } from './http/cors.js'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
 import type { ValidationSettings } from './collections/validation-pool.js'
@@ -45,7 +46,8 @@ export const environmentSchema = {
     // One core is left to the event loop (and Redis): see Validated collections in the README.
     VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
     ...accessEnvironmentSchema,
-    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 }
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    CORS_ORIGINS: { type: 'string' }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
@@ -100,6 +102,8 @@ export interface AppConfig {
   validation: ValidationSettings
   /** Who may do what: the admin token, JWTs, anonymous scopes (tokens themselves live in Redis). */
   access: AccessSettings
+  /** The origins browser apps may call from (CORS_ORIGINS); none when undefined: no CORS headers. */
+  corsOrigins?: CorsOrigins
   /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
   metricsListener?: { host: string, port: number }
 }
@@ -118,6 +122,7 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   }
   // Checked before anything starts: a service that would serve every right to a network refuses here.
   accessSettingsFrom(environment)
+  if (environment.CORS_ORIGINS !== undefined) parseCorsOrigins(environment.CORS_ORIGINS)
   return environment
 }
 
@@ -155,6 +160,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       workers: environment.VALIDATION_WORKERS
     },
     access: accessSettingsFrom(environment),
+    ...(environment.CORS_ORIGINS === undefined ? {} : { corsOrigins: parseCorsOrigins(environment.CORS_ORIGINS) }),
     ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })
   }
 }
