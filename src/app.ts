@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import accessPlugin from './access/plugin.js'
+import { RateLimiter } from './access/rate-limit.js'
 import { tokenAnswerSchemas, tokenBodySchemas } from './access/route-schemas.js'
 import tokenRoutes from './access/routes.js'
 import type { AppConfig } from './config.js'
@@ -117,7 +118,10 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     if (config.corsOrigins !== undefined) await app.register(corsPlugin, { origins: config.corsOrigins })
     await app.register(accessPlugin, {
       settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
-      timeoutMs: config.redisTimeoutMs
+      timeoutMs: config.redisTimeoutMs,
+      ...(config.rateLimit === undefined
+        ? {}
+        : { rateLimiter: new RateLimiter(config.rateLimit, app.redis, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs }) })
     })
     if (metricsScraped(config)) {
       await app.register(metricsPlugin, { listener: config.metricsListener, http: config.http, retryAfterSeconds: config.retryAfterSeconds })

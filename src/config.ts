@@ -2,6 +2,7 @@ import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
 import { accessEnvironmentSchema, accessSettingsFrom, type AccessSettings } from './access/settings.js'
+import { parseRateLimit, type RateLimit } from './access/rate-limit.js'
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.js'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
@@ -47,13 +48,15 @@ export const environmentSchema = {
     VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
     ...accessEnvironmentSchema,
     METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
-    CORS_ORIGINS: { type: 'string' }
+    CORS_ORIGINS: { type: 'string' },
+    // Per credential, or per client address without one; `off` to disable. See Rate limits in the README.
+    RATE_LIMIT: { type: 'string', default: '600/minute' }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS', 'AUTH_DISABLED'],
+    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
   additionalProperties: true
 } as const
 
@@ -102,6 +105,8 @@ export interface AppConfig {
   validation: ValidationSettings
   /** Who may do what: the admin token, JWTs, anonymous scopes (tokens themselves live in Redis). */
   access: AccessSettings
+  /** Requests per window per credential (RATE_LIMIT); none when off. */
+  rateLimit?: RateLimit
   /** The origins browser apps may call from (CORS_ORIGINS); none when undefined: no CORS headers. */
   corsOrigins?: CorsOrigins
   /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
@@ -123,6 +128,7 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   // Checked before anything starts: a service that would serve every right to a network refuses here.
   accessSettingsFrom(environment)
   if (environment.CORS_ORIGINS !== undefined) parseCorsOrigins(environment.CORS_ORIGINS)
+  parseRateLimit(environment.RATE_LIMIT)
   return environment
 }
 
@@ -160,7 +166,13 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       workers: environment.VALIDATION_WORKERS
     },
     access: accessSettingsFrom(environment),
+    ...rateLimitOf(environment.RATE_LIMIT),
     ...(environment.CORS_ORIGINS === undefined ? {} : { corsOrigins: parseCorsOrigins(environment.CORS_ORIGINS) }),
     ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })
   }
+}
+
+function rateLimitOf (text: string): { rateLimit?: RateLimit } {
+  const rateLimit = parseRateLimit(text)
+  return rateLimit === undefined ? {} : { rateLimit }
 }

@@ -30,6 +30,7 @@ export const problemTypes = {
   DOCS_ERR_SCHEMA_VIOLATION: { status: 422, title: 'Document would not match its collection schema' },
   DOCS_ERR_LIMIT_EXCEEDED: { status: 422, title: 'Request exceeds a cost limit' },
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
+  DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
@@ -72,6 +73,7 @@ export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
+export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
 
 /** The 422 of a request over one of the cost limits: names the setting (`limit`) and its value (`max`). */

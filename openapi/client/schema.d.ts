@@ -912,6 +912,7 @@ export interface components {
          *     | `DOCS_ERR_SCHEMA_VIOLATION` | 422 | Document would not match its collection schema | `/problems/schema-violation` |
          *     | `DOCS_ERR_LIMIT_EXCEEDED` | 422 | Request exceeds a cost limit | `/problems/limit-exceeded` |
          *     | `DOCS_ERR_HEADERS_TOO_LARGE` | 431 | Request header fields too large | `/problems/headers-too-large` |
+         *     | `DOCS_ERR_RATE_LIMITED` | 429 | Too many requests | `/problems/rate-limited` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
          *     | `DOCS_ERR_REDIS_UNAVAILABLE` | 503 | Storage unavailable | `/problems/redis-unavailable` |
          *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
@@ -922,18 +923,18 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/service-busy" | "/problems/not-ready";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/service-busy" | "/problems/not-ready";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 429 | 500 | 503;
             /** @description What happened, for people */
             detail: string;
             /**
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1402,6 +1403,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -1586,6 +1602,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -1739,6 +1770,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -1860,6 +1906,21 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2040,6 +2101,19 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2228,6 +2302,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -2352,6 +2441,21 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2542,6 +2646,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -2695,6 +2814,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -2815,6 +2949,21 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2994,6 +3143,19 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3182,6 +3344,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -3269,6 +3446,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -3342,6 +3534,19 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3447,6 +3652,21 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3564,6 +3784,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -3672,6 +3907,21 @@ export interface operations {
             /** @description Precondition failed */
             412: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3817,6 +4067,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -3930,6 +4195,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4024,6 +4304,19 @@ export interface operations {
             /** @description Precondition failed */
             412: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4141,6 +4434,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4238,6 +4546,19 @@ export interface operations {
             /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4354,6 +4675,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4454,6 +4790,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4530,6 +4879,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4596,6 +4960,19 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4696,6 +5073,21 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4846,6 +5238,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -4948,6 +5355,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -5042,6 +5464,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -5112,6 +5547,21 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5220,6 +5670,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -5286,6 +5751,19 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5375,6 +5853,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -5455,6 +5948,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request header fields too large */
             431: {
                 headers: {
@@ -5521,6 +6029,19 @@ export interface operations {
             /** @description Request not received in time */
             408: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;

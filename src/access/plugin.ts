@@ -1,9 +1,10 @@
-import { timingSafeEqual } from 'node:crypto'
+import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import { LruMap } from 'toad-cache'
-import { ForbiddenError, UnauthorizedError } from '../errors.js'
+import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
+import type { Admission, RateLimiter } from './rate-limit.js'
 import { ADMIN, holdsAnywhere, reaches, type Access, type Right, type Scope } from './scopes.js'
 import type { AccessSettings } from './settings.js'
 import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
@@ -52,6 +53,8 @@ export interface AccessPluginOptions {
   keyPrefix: string
   collectionSeparator: string
   timeoutMs: number
+  /** Counts requests per credential (per client address without one) between authentication and authorization. */
+  rateLimiter?: RateLimiter
 }
 
 const REALM = 'Bearer realm="jsondocs"'
@@ -77,8 +80,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
   const adminToken = settings.adminToken === undefined ? undefined : Buffer.from(settings.adminToken)
   const remembered = new LruMap<Remembered>(VERIFIED_KEPT)
   const anonymous: Access = { kind: 'scoped', scopes: settings.anonymousScopes, credential: 'anonymous' }
-  const withAnonymous = (scopes: Scope[], credential: 'token' | 'jwt'): Access =>
-    ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential })
+  const withAnonymous = (scopes: Scope[], credential: 'token' | 'jwt', identity: string): Access =>
+    ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential, identity })
   const routes: RouteOptions[] = []
   /** Why a request's credentials were refused, kept for the routes that need credentials. */
   const refusals = new WeakMap<FastifyRequest, string>()
@@ -116,7 +119,7 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
       verified = await tokens.verify(bearer)
       if (verified === undefined) return 'The bearer token is unknown, revoked or expired'
     }
-    const entry = { access: withAnonymous(verified.scopes, credential), until: verified.until }
+    const entry = { access: withAnonymous(verified.scopes, credential, identityOf(bearer, credential)), until: verified.until }
     remembered.set(bearer, entry)
     return entry
   }
@@ -150,6 +153,9 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     }
     done()
   })
+
+  const limiter = options.rateLimiter
+  if (limiter) app.addHook('onRequest', rateLimitHook(limiter))
 
   app.addHook('onRequest', function authorize (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     let refused: Error | undefined
@@ -187,6 +193,42 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     }
   }
 }, { name: 'access', dependencies: ['redis'], fastify: '5.x' })
+
+/** A credential's name for rate limits: a token's id, or a digest of a JWT; never the secret. */
+function identityOf (bearer: string, credential: 'token' | 'jwt'): string {
+  if (credential === 'token') return 'token:' + bearer.slice(4, 36)
+  return 'jwt:' + createHash('sha256').update(bearer).digest('base64url').slice(0, 22)
+}
+
+/**
+ * Counts every request but the admin's and those of public routes and unknown URLs, refused credentials
+ * included (by client address): it runs after authentication, before authorization. Every answer it
+ * applies to carries the RateLimit fields; past the limit, 429 with Retry-After before anything else runs.
+ * Should Redis not answer, the request goes on: it needs Redis for anything else it does anyway.
+ */
+function rateLimitHook (limiter: RateLimiter) {
+  const { count, windowSeconds } = limiter.limit
+  const policy = `"default";q=${count};w=${windowSeconds}`
+  function answer (reply: FastifyReply, admission: Admission): Error | undefined {
+    reply.header('RateLimit-Policy', policy).header('RateLimit', `"default";r=${admission.remaining};t=${admission.resetSeconds}`)
+    if (admission.allowed) return undefined
+    reply.header('Retry-After', String(admission.resetSeconds))
+    return new RateLimitedError(`More than ${count} requests in ${windowSeconds} s from these credentials (or this address); retry in ${admission.resetSeconds} s`)
+  }
+  return function limitRate (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
+    const access = request.access
+    if (request.is404 || access.kind === 'admin') return done()
+    const rule = request.routeOptions.config.access
+    if (rule !== undefined && 'public' in rule) return done()
+    const identity = access.identity ?? 'address:' + request.ip
+    const now = limiter.admitNow(identity)
+    if (now !== undefined) return done(answer(reply, now))
+    limiter.admit(identity).then((admission) => done(answer(reply, admission)), (error: Error) => {
+      request.log.warn({ err: error }, 'rate limit not counted: Redis did not answer')
+      done()
+    })
+  }
+}
 
 /** 401 when the request came without credentials (some may help), 403 when its credentials fall short. */
 export function denied (reply: FastifyReply, access: Access, detail: string): Error {

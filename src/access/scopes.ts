@@ -14,11 +14,12 @@ export interface Scope {
 
 /**
  * What a request may do: everything (the admin token, or a service with no authentication configured),
- * or what its scopes grant. `credential` says how it was obtained, for 401/403 answers.
+ * or what its scopes grant. `credential` says how it was obtained, for 401/403 answers; `identity` names the
+ * credential (never its secret) for rate limits.
  */
 export type Access =
   | { kind: 'admin' }
-  | { kind: 'scoped', scopes: readonly Scope[], credential: 'token' | 'jwt' | 'anonymous' }
+  | { kind: 'scoped', scopes: readonly Scope[], credential: 'token' | 'jwt' | 'anonymous', identity?: string }
 
 export const ADMIN: Access = { kind: 'admin' }
 

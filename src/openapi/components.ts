@@ -102,6 +102,8 @@ export const responseHeaders = {
   Allow: { type: 'string', description: 'The methods the resource has' },
   'Preference-Applied': { type: 'string', enum: ['return=minimal'], description: 'RFC 7240: the body was left out as asked' },
   'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' },
+  RateLimit: { type: 'string', description: 'IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>`' },
+  'RateLimit-Policy': { type: 'string', description: 'IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT)' },
   'WWW-Authenticate': {
     type: 'string',
     description: 'RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, ' +
@@ -148,6 +150,7 @@ export function problemResponse (status: number) {
     description: matching.map((code) => problemTypes[code].title).join('; '),
     ...(status === 503 ? { headers: headers('Retry-After') } : {}),
     ...(status === 401 || status === 403 ? { headers: headers('WWW-Authenticate') } : {}),
+    ...(status === 429 ? { headers: headers('Retry-After', 'RateLimit', 'RateLimit-Policy') } : {}),
     content: {
       [PROBLEM_MEDIA_TYPE]: {
         schema: problemRef,

@@ -72,7 +72,7 @@ function addCommonProblems (route: RouteOptions): void {
   const access = route.config?.access
   const guarded = access === undefined || !('public' in access)
   // 503: Redis unavailable, or (any route) a connection over MAX_CONNECTIONS with none idle to make way.
-  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : []), ...(guarded ? [401, 403] : [])]
+  const statuses = [400, 408, 431, 503, ...(schema.body ? [413, 415] : []), ...(guarded ? [401, 403, 429] : [])]
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const status of statuses) response[status] ??= problemResponse(status)
   route.schema = { ...schema, response, ...(guarded ? { security: [{ bearer: [] }] } : {}) }

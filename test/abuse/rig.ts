@@ -36,7 +36,8 @@ const EVERY_RIGHT = JSON.stringify([{ prefix: '', rights: ['read', 'write', 'sch
 
 /** The service's configuration at its production defaults, on the rig's Redis, with its metrics on. */
 function defaultsOn (socketPath: string, prefix: string): AppConfig {
-  const environment = loadEnvironment({ AUTH_ADMIN_TOKEN: ADMIN_TOKEN, AUTH_ANONYMOUS_SCOPES: EVERY_RIGHT })
+  // Rate limits off: the hostile requests must reach the routes, not a 429.
+  const environment = loadEnvironment({ AUTH_ADMIN_TOKEN: ADMIN_TOKEN, AUTH_ANONYMOUS_SCOPES: EVERY_RIGHT, RATE_LIMIT: 'off' })
   return { ...appConfigFrom(environment, { socketPath }), keyPrefix: prefix, logLevel: 'silent' }
 }
 

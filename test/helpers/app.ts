@@ -16,7 +16,8 @@ export type TestOverrides = Omit<Partial<AppConfig>, 'limits'> & { limits?: Part
 
 /** The service's configuration at its defaults (the environment schema's), on the suite's Redis, with a key prefix of its own. */
 export function testConfig ({ limits, adminToken, ...overrides }: TestOverrides = {}): AppConfig {
-  const defaults = appConfigFrom(loadEnvironment({}), inject('redis'))
+  // Rate limits off unless a test sets one: a file's requests share one address.
+  const defaults = appConfigFrom(loadEnvironment({ RATE_LIMIT: 'off' }), inject('redis'))
   return {
     ...defaults,
     keyPrefix: `test:${randomUUID()}:`,

@@ -1,0 +1,129 @@
+import { LruMap } from 'toad-cache'
+import { redisCall } from '../redis/deadline.js'
+import { LuaScript } from '../redis/lua-script.js'
+import type { RedisClient } from '../redis/plugin.js'
+
+/** RATE_LIMIT: this many requests per window, per credential (per client address without one). */
+export interface RateLimit {
+  count: number
+  windowMs: number
+  /** As written, for the RateLimit-Policy field. */
+  windowSeconds: number
+}
+
+const UNITS: Record<string, number> = { second: 1, minute: 60, hour: 3600 }
+
+/** `600/minute`, `10/second`, `5000/hour`, or `off` (undefined). */
+export function parseRateLimit (text: string): RateLimit | undefined {
+  if (text.trim() === 'off') return undefined
+  const match = /^\s*([1-9][0-9]{0,8})\s*\/\s*(second|minute|hour)\s*$/.exec(text)
+  if (!match) throw new Error(`RATE_LIMIT: "${text}" is not <count>/<second|minute|hour> (e.g. 600/minute) nor off`)
+  const windowSeconds = UNITS[match[2]!]!
+  return { count: Number(match[1]), windowMs: windowSeconds * 1000, windowSeconds }
+}
+
+/**
+ * KEYS: the identity's counter for the window. ARGV: limit, units wanted, TTL ms. Grants what is left
+ * of the window's budget, at most the units wanted: never more than the limit in all, whatever the
+ * instances. Answers the units granted and the count after them.
+ */
+const leaseScript = new LuaScript('rate-limit-lease', `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local left = tonumber(ARGV[1]) - used
+if left <= 0 then return {0, used} end
+local grant = math.min(tonumber(ARGV[2]), left)
+used = redis.call('INCRBY', KEYS[1], grant)
+if used == grant then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return {grant, used}
+`)
+
+/** Identities an instance keeps a lease for, at most; the least recently seen go first (and their units with them). */
+const IDENTITIES_KEPT = 10_000
+/** A lease takes at most this share of what the window has left, so that other instances keep theirs. */
+const LEASE_SHARE = 16
+const INFIX = '\u001fratelimit\u001f'
+
+interface Lease {
+  window: number
+  /** Units leased and not spent yet. */
+  available: number
+  /** The window's count in Redis after the last lease. */
+  used: number
+  pending?: Promise<void>
+}
+
+export interface Admission {
+  allowed: boolean
+  /** What the window has left for this identity, as far as this instance knows. */
+  remaining: number
+  /** Seconds until the window ends. */
+  resetSeconds: number
+}
+
+/**
+ * Fixed windows whose counts live in Redis, shared by every instance: an instance leases a share of
+ * what a window has left (one small script) and spends it locally, leasing again when it runs out. Far
+ * from the limit a lease covers many requests; near it, one, so the count never passes the limit.
+ * Units leased and left unspent by one instance are lost to the others until the window ends.
+ */
+export class RateLimiter {
+  readonly #limit: RateLimit
+  readonly #client: RedisClient
+  readonly #keyPrefix: string
+  readonly #timeoutMs: number
+  readonly #leases = new LruMap<Lease>(IDENTITIES_KEPT)
+
+  constructor (limit: RateLimit, client: RedisClient, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
+    this.#limit = limit
+    this.#client = client
+    this.#keyPrefix = keyPrefix
+    this.#timeoutMs = timeoutMs
+  }
+
+  get limit (): RateLimit {
+    return this.#limit
+  }
+
+  /** admit without waiting, when a unit leased before is at hand; undefined when Redis must be asked. */
+  admitNow (identity: string): Admission | undefined {
+    const lease = this.#leases.get(identity)
+    if (lease === undefined || lease.available === 0) return undefined
+    const now = Date.now()
+    const window = Math.floor(now / this.#limit.windowMs)
+    if (lease.window !== window) return undefined
+    lease.available--
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.#limit.windowMs - now) / 1000))
+    return { allowed: true, remaining: this.#limit.count - lease.used + lease.available, resetSeconds }
+  }
+
+  /** Whether the identity may make one more request now; takes the unit when it may. */
+  async admit (identity: string): Promise<Admission> {
+    const now = Date.now()
+    const window = Math.floor(now / this.#limit.windowMs)
+    const resetSeconds = Math.max(1, Math.ceil(((window + 1) * this.#limit.windowMs - now) / 1000))
+    let lease = this.#leases.get(identity)
+    if (lease === undefined || lease.window !== window) {
+      lease = { window, available: 0, used: 0 }
+      this.#leases.set(identity, lease)
+    }
+    while (lease.available === 0 && lease.used < this.#limit.count) {
+      lease.pending ??= this.#lease(identity, lease).finally(() => { lease.pending = undefined })
+      await lease.pending
+    }
+    if (lease.available === 0) return { allowed: false, remaining: 0, resetSeconds }
+    lease.available--
+    return { allowed: true, remaining: this.#limit.count - lease.used + lease.available, resetSeconds }
+  }
+
+  /** Leases a share of what the window has left. */
+  async #lease (identity: string, lease: Lease): Promise<void> {
+    const left = this.#limit.count - lease.used
+    const wanted = Math.max(1, Math.floor(left / LEASE_SHARE))
+    const key = `${this.#keyPrefix}${INFIX}${identity}${INFIX}${lease.window}`
+    const ttlMs = String(this.#limit.windowMs + 1000)
+    const [granted, used] = await redisCall(
+      leaseScript.run<[number, number]>(this.#client, [key], [String(this.#limit.count), String(wanted), ttlMs]), this.#timeoutMs)
+    lease.available += granted
+    lease.used = used
+  }
+}
