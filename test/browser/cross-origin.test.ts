@@ -1,0 +1,87 @@
+/// <reference lib="dom" />
+import { build } from 'esbuild'
+import { existsSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { SignJWT } from 'jose'
+import puppeteer from 'puppeteer-core'
+import { describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app.js'
+import { whenDone } from '../helpers/cleanup.js'
+
+/** Debian's chromium package (`apt-get install chromium`): the test needs a real browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SECRET = 'browser-test-jwt-secret-0123456789abcdef'
+
+/** The page's script, bundled once with the generated client. */
+async function bundle (): Promise<string> {
+  const result = await build({
+    entryPoints: [fileURLToPath(new URL('./page.ts', import.meta.url))], bundle: true, write: false, format: 'iife', target: 'es2022'
+  })
+  return result.outputFiles[0]!.text
+}
+
+describe('a browser app on another origin', () => {
+  it('creates, reads, patches and deletes its own document with the generated client and a JWT, and is refused outside its prefix', async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`)
+    // The page is served from localhost:<port>; the service listens on 127.0.0.1: two origins.
+    const pagePort = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address() as AddressInfo; probe.close(() => resolve(port)) })
+    })
+    const pageOrigin = `http://localhost:${pagePort}`
+    const app = await buildTestApp({
+      corsOrigins: [pageOrigin],
+      access: {
+        anonymousScopes: [],
+        open: false,
+        jwt: {
+          key: { kind: 'secret', secret: SECRET },
+          issuer: 'https://id.example.test',
+          audience: 'jsondocs',
+          scopesTemplate: [{ prefix: 'users:{sub}:', rights: ['read', 'write'] }]
+        }
+      }
+    })
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('42').setIssuer('https://id.example.test')
+      .setAudience('jsondocs').setExpirationTime('10m').sign(new TextEncoder().encode(SECRET))
+    const served = await servePageOn(pagePort, { baseUrl, jwt, key: 'users:42:notes', outside: 'users:43:notes' })
+    expect(served).toBe(pageOrigin)
+
+    const browser = await puppeteer.launch({
+      executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
+    })
+    whenDone(() => browser.close())
+    const page = await browser.newPage()
+    await page.goto(served, { timeout: 20_000 })
+    await page.waitForFunction(() => document.getElementById('result')!.textContent !== '', { timeout: 20_000 })
+    const outcome = JSON.parse(await page.$eval('#result', (element) => element.textContent!))
+    expect(outcome).toMatchObject({
+      created: 201,
+      location: '/docs/users%3A42%3Anotes',
+      read: { name: 'Ann', tags: ['a'] },
+      patched: [200, { name: 'Bo', tags: ['a'] }],
+      removed: 204,
+      gone: 404,
+      refused: [403, 'DOCS_ERR_FORBIDDEN']
+    })
+    // Exposed headers are readable by the page.
+    expect(outcome.etag).toMatch(/^"\d+"$/)
+    expect(outcome.requestId).toMatch(/^[0-9a-f-]{36}$/)
+  }, 90_000)
+})
+
+/** A second server, on another port of localhost and so another origin, serving the test page. */
+async function servePageOn (port: number, settings: object): Promise<string> {
+  const script = await bundle()
+  const html = `<!doctype html><meta charset="utf-8"><title>jsondocs from another origin</title><pre id="result"></pre>` +
+    `<script>window.JSONDOCS = ${JSON.stringify(settings)}</script><script src="/page.js"></script>`
+  const server = createServer((request, response) => {
+    if (request.url === '/page.js') response.writeHead(200, { 'content-type': 'text/javascript' }).end(script)
+    else response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html)
+  })
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  whenDone(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  return `http://localhost:${port}`
+}
