@@ -40,7 +40,9 @@ export interface ServiceOptions {
 /** The service's environment variables (src/config.ts), all set or left at their defaults here. */
 const SERVICE_SETTINGS = ['HOST', 'PORT', 'LOG_LEVEL', 'REDIS_URL', 'DATA_DIR', 'KEY_PREFIX', 'BODY_LIMIT', 'MAX_DEPTH',
   'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS', 'REQUEST_TIMEOUT_MS',
-  'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'AUTH_ADMIN_TOKEN', 'METRICS_PORT']
+  'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'AUTH_ADMIN_TOKEN', 'METRICS_PORT', 'BASE_PATH', 'AUTH_ANONYMOUS_SCOPES',
+  'AUTH_DISABLED', 'AUTH_JWT_SECRET', 'AUTH_JWT_PUBLIC_KEY_FILE', 'AUTH_JWT_JWKS_FILE', 'AUTH_JWT_ISSUER', 'AUTH_JWT_AUDIENCE', 'AUTH_JWT_SCOPES',
+  'CORS_ORIGINS', 'RATE_LIMIT']
 
 /** A free loopback port (the small race before the child binds it is acceptable for a benchmark). */
 export async function freePort (): Promise<number> {
