@@ -1,8 +1,10 @@
 /**
  * Screening of client JSONPath expressions before RedisJSON sees them: a parse of RedisJSON's JSONPath
  * grammar that refuses what would crash or stall it, and measures what the rest may cost. RedisJSON crashes
- * on indices that overflow 64 bits, compiles a regular expression anew for every value a filter tests, and
- * nested filters, recursive descents and repeated union entries multiply its work over a document.
+ * on indices that overflow 64 bits and on a parse error in an expression holding a character whose low
+ * byte is 0 (so whatever this accepts must parse there), compiles a regular expression anew for every
+ * value a filter tests, and nested filters, recursive descents and repeated union entries multiply its
+ * work over a document.
  */
 
 export const JSONPATH_LIMITS = {
@@ -145,17 +147,19 @@ class Parser {
     } while (this.#eat(','))
   }
 
-  /** A slice (`start:end:step`, each optional) or a union of indices, all negative or all not. */
+  /** A slice (`start:end:step`, each optional, a step positive) or a union of indices, all negative or all not. */
   #indices (): void {
     const start = this.at
     if (this.#peek() !== ':') this.#integer()
     this.#spaces()
-    if (this.#peek() === ':') {
+    if (this.#eat(':')) {
       this.#several('a slice')
-      while (this.#eat(':')) {
+      this.#spaces()
+      if (this.#peek() === '-' || isDigit(this.#peek())) this.#integer()
+      this.#spaces()
+      if (this.#eat(':')) {
         this.#spaces()
-        if (this.#peek() === '-' || isDigit(this.#peek())) this.#integer()
-        this.#spaces()
+        if (this.#peek() === '-' || isDigit(this.#peek())) this.#step()
       }
       return
     }
@@ -257,11 +261,19 @@ class Parser {
     return this.text.slice(start, this.at)
   }
 
+  /** A number as RedisJSON's grammar has them: no leading zero but in 0 itself. */
   #integer (): string {
     const start = this.at
     this.#eat('-')
+    if (this.#peek() === '0' && isDigit(this.text[this.at + 1] ?? '')) this.#fail(`A number has no leading zero (position ${this.at})`)
     this.#digits()
     return this.text.slice(start, this.at)
+  }
+
+  /** A slice's step: RedisJSON's grammar takes only a positive one. */
+  #step (): void {
+    if (this.#peek() === '-' || this.#peek() === '0') this.#fail(`A slice's step is a positive number (position ${this.at})`)
+    this.#digits()
   }
 
   #digits (): void {
