@@ -7,20 +7,18 @@ import { clearLeftovers } from './leftover.js'
 import { availableLifeline, spawnTied } from './lifeline.js'
 import { probeSocket } from './socket-probe.js'
 
-/** Where scripts/provision-redis.sh puts redis-server and RedisJSON. */
+/** Where scripts/provision-redis.sh puts redis-server and its modules. */
 const provisioned = fileURLToPath(new URL('../../.redis/', import.meta.url))
 
 export interface LocalRedisBinaries {
   server: string
-  /** Folder of the shared libraries redis-server was unpacked with. */
-  libraries: string
-  jsonModule: string
+  /** RedisJSON, then RediSearch: the modules of the redis:8 image the service uses. */
+  modules: string[]
 }
 
 export const provisionedBinaries: LocalRedisBinaries = {
-  server: join(provisioned, 'root/usr/bin/redis-server'),
-  libraries: join(provisioned, 'root/usr/lib/x86_64-linux-gnu'),
-  jsonModule: join(provisioned, 'rejson.so')
+  server: join(provisioned, 'redis-8.2.3/redis-server'),
+  modules: [join(provisioned, 'rejson.so'), join(provisioned, 'redisearch.so')]
 }
 
 export interface LocalRedisOptions {
@@ -28,7 +26,7 @@ export interface LocalRedisOptions {
   dir: string
   /** Keep data across restarts with an AOF (fsync every second, and on shutdown). */
   persistent: boolean
-  /** Load RedisJSON (default true); false only to prove the service refuses such a Redis. */
+  /** Load the modules (default true); false only to prove the service refuses a Redis without RedisJSON. */
   withJsonModule?: boolean
   /** Start Redis again when it dies on its own. */
   supervise?: boolean
@@ -57,9 +55,10 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
   const binaries = options.binaries ?? provisionedBinaries
   const withJsonModule = options.withJsonModule ?? true
   const log = options.log ?? (() => {})
-  for (const file of [binaries.server, ...(withJsonModule ? [binaries.jsonModule] : [])]) {
+  const modules = withJsonModule ? binaries.modules : []
+  for (const file of [binaries.server, ...modules]) {
     if (!existsSync(file)) {
-      throw new Error(`${file} is missing: run \`npm run provision\` to fetch redis-server and RedisJSON`)
+      throw new Error(`${file} is missing: run \`npm run provision\` to fetch redis-server and its modules`)
     }
   }
   const dir = resolve(options.dir)
@@ -73,7 +72,7 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
     '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
     '--save', '', '--appendonly', options.persistent ? 'yes' : 'no', '--appendfsync', 'everysec',
     '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning',
-    ...(withJsonModule ? ['--loadmodule', binaries.jsonModule] : [])
+    ...modules.flatMap((module) => ['--loadmodule', module])
   ]
 
   let child: ChildProcess | undefined
@@ -96,7 +95,6 @@ export async function startLocalRedis (options: LocalRedisOptions): Promise<Loca
 
   const launch = async (): Promise<void> => {
     const { child: server, untie } = spawnTied(lifeline, binaries.server, args, {
-      env: { ...process.env, LD_LIBRARY_PATH: binaries.libraries },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     child = server

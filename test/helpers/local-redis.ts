@@ -29,7 +29,7 @@ export async function eventually (check: () => Promise<boolean>, timeoutMs = 10_
 }
 
 /**
- * A persistent redis-server with RedisJSON on dir/redis.sock started the way jsondocs did before its Redis
+ * A persistent redis-server with its modules on dir/redis.sock started the way jsondocs did before its Redis
  * had a lifeline and its folder a claim: a plain child process. It is killed when the test ends, if still there.
  */
 export async function startUntiedRedis (dir: string): Promise<ChildProcess> {
@@ -39,8 +39,9 @@ export async function startUntiedRedis (dir: string): Promise<ChildProcess> {
   const server = spawn(provisionedBinaries.server, [
     '--port', '0', '--unixsocket', socketPath, '--unixsocketperm', '700', '--dir', dir,
     '--save', '', '--appendonly', 'yes', '--appendfsync', 'everysec',
-    '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning', '--loadmodule', provisionedBinaries.jsonModule
-  ], { env: { ...process.env, LD_LIBRARY_PATH: provisionedBinaries.libraries }, stdio: 'ignore' })
+    '--daemonize', 'no', '--logfile', '', '--loglevel', 'warning',
+    ...provisionedBinaries.modules.flatMap((module) => ['--loadmodule', module])
+  ], { stdio: 'ignore' })
   whenDone(() => { server.kill('SIGKILL') })
   await eventually(async () => (await probeSocket(socketPath)) === 'answers')
   return server

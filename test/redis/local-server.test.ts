@@ -42,6 +42,20 @@ describe('claiming a data folder', () => {
 describe('the local Redis on a folder', () => {
   provisionLocalRedis()
 
+  it('is Redis 8 with the JSON and Search modules, like the redis:8 image', async () => {
+    const redis = await startLocalRedis({ dir: folder(), persistent: false })
+    whenDone(() => redis.stop())
+    const client = createClient({ socket: { path: redis.socketPath } })
+    await client.connect()
+    whenDone(() => client.close())
+    expect(await client.info('server')).toMatch(/^redis_version:8\./m)
+    const modules = JSON.stringify(await client.sendCommand(['MODULE', 'LIST']))
+    expect(modules).toContain('"ReJSON"')
+    expect(modules).toContain('"search"')
+    expect(await client.sendCommand(['JSON.SET', 'k', '$', '{"a":1}'])).toBe('OK')
+    expect(await client.sendCommand(['FT._LIST'])).toEqual([])
+  })
+
   it('holds its folder while it runs and releases it when stopped', async () => {
     const dir = folder()
     const redis = await startLocalRedis({ dir, persistent: false })
