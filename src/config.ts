@@ -44,8 +44,11 @@ export const environmentSchema = {
     MAX_WAITING_UPLOADS: { type: 'integer', minimum: 0, default: 64 },
     MAX_VALIDATION_MS: { type: 'integer', minimum: 1, default: 1000 },
     MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
-    // One core is left to the event loop (and Redis): see Validated collections in the README.
-    VALIDATION_WORKERS: { type: 'integer', minimum: 1, default: Math.max(1, availableParallelism() - 1) },
+    // Service processes on one port (node's cluster module): see Many instances in the README.
+    WORKERS: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
+    // Per service process; by default the cores but one (left to the event loops and Redis), shared
+    // among the WORKERS: see Validated collections in the README.
+    VALIDATION_WORKERS: { type: 'integer', minimum: 1 },
     ...accessEnvironmentSchema,
     METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
     CORS_ORIGINS: { type: 'string' },
@@ -56,7 +59,7 @@ export const environmentSchema = {
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'VALIDATION_WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
+    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
   additionalProperties: true
 } as const
 
@@ -163,7 +166,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     validation: {
       maxMs: environment.MAX_VALIDATION_MS,
       memoryMb: environment.MAX_VALIDATION_MEMORY_MB,
-      workers: environment.VALIDATION_WORKERS
+      workers: environment.VALIDATION_WORKERS ?? Math.max(1, Math.floor((availableParallelism() - 1) / environment.WORKERS))
     },
     access: accessSettingsFrom(environment),
     ...rateLimitOf(environment.RATE_LIMIT),

@@ -1,11 +1,13 @@
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
+import cluster from 'node:cluster'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildApp } from './app.js'
 import { appConfigFrom, loadEnvironment, type Environment } from './config.js'
 import type { RedisConnection } from './redis/connection.js'
 import { startLocalRedis, type LocalRedis } from './redis/local-server.js'
+import { startWorkers, WORKER_REDIS_SOCKET } from './workers.js'
 
 export interface RunningServer {
   app: FastifyInstance
@@ -15,24 +17,26 @@ export interface RunningServer {
   close (): Promise<void>
 }
 
+/** Without REDIS_URL, the embedded Redis: started and supervised here, or, in a worker, the primary's. */
+async function redisFor (environment: Environment): Promise<{ connection: RedisConnection, embedded?: LocalRedis }> {
+  if (environment.REDIS_URL) return { connection: { url: environment.REDIS_URL } }
+  const primarySocket = cluster.isWorker ? process.env[WORKER_REDIS_SOCKET] : undefined
+  if (primarySocket) return { connection: { socketPath: primarySocket } }
+  const embedded = await startLocalRedis({
+    dir: join(environment.DATA_DIR, 'redis'),
+    persistent: true,
+    supervise: true,
+    log: (message) => console.error(`jsondocs: ${message}`)
+  })
+  return { connection: { socketPath: embedded.socketPath }, embedded }
+}
+
 /**
  * Starts the service. Without REDIS_URL it starts and supervises its own redis-server with RedisJSON,
  * persisting with an append-only file under DATA_DIR/redis, so a restart loses nothing.
  */
 export async function startServer (environment: Environment): Promise<RunningServer> {
-  let embedded: LocalRedis | undefined
-  let connection: RedisConnection
-  if (environment.REDIS_URL) {
-    connection = { url: environment.REDIS_URL }
-  } else {
-    embedded = await startLocalRedis({
-      dir: join(environment.DATA_DIR, 'redis'),
-      persistent: true,
-      supervise: true,
-      log: (message) => console.error(`jsondocs: ${message}`)
-    })
-    connection = { socketPath: embedded.socketPath }
-  }
+  const { connection, embedded } = await redisFor(environment)
 
   let app: FastifyInstance
   try {
@@ -59,16 +63,54 @@ export async function startServer (environment: Environment): Promise<RunningSer
   }
 }
 
+/** Something main() started: one service, or the primary of WORKERS services. */
+interface Started {
+  info: (message: string) => void
+  error: (error: Error, message: string) => void
+  close (): Promise<void>
+}
+
+/** WORKERS > 1, in the primary: the embedded Redis (if any) here, the services in the workers. */
+async function startPrimary (environment: Environment): Promise<Started> {
+  const log = (message: string) => console.error(`jsondocs: ${message}`)
+  const { embedded } = await redisFor(environment)
+  try {
+    const env: Record<string, string> = embedded === undefined ? {} : { [WORKER_REDIS_SOCKET]: embedded.socketPath }
+    const workers = await startWorkers(environment.WORKERS, env, log)
+    log(`${environment.WORKERS} workers listening at ${workers.url}`)
+    return {
+      info: log,
+      error: (error, message) => log(`${message}: ${error.stack ?? error.message}`),
+      async close () {
+        await workers.close()
+        await embedded?.stop()
+      }
+    }
+  } catch (error) {
+    await embedded?.stop()
+    throw error
+  }
+}
+
+async function startOne (environment: Environment): Promise<Started> {
+  const server = await startServer(environment)
+  const { log } = server.app
+  return { info: (message) => log.info(message), error: (err, message) => log.error({ err }, message), close: () => server.close() }
+}
+
 async function main (): Promise<void> {
-  const starting = Promise.resolve().then(() => startServer(loadEnvironment()))
+  const starting = Promise.resolve().then(() => {
+    const environment = loadEnvironment()
+    return cluster.isPrimary && environment.WORKERS > 1 ? startPrimary(environment) : startOne(environment)
+  })
   // Installed before starting: a signal that arrives while Redis or the app is still starting waits for
   // the start to finish, then stops both, rather than killing the process and orphaning its Redis.
   const grace = closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    const server = await starting.catch(() => undefined)
-    if (server === undefined) process.exit(1)
-    if (err) server.app.log.error({ err }, 'closing after an uncaught error')
-    else server.app.log.info(`closing on ${signal}`)
-    await server.close()
+    const started = await starting.catch(() => undefined)
+    if (started === undefined) process.exit(1)
+    if (err) started.error(err, 'closing after an uncaught error')
+    else started.info(`closing on ${signal}`)
+    await started.close()
   })
   try {
     await starting

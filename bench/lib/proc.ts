@@ -15,14 +15,40 @@ function clockTicks (): number {
   return ticksPerSecond
 }
 
-/** CPU time (user + system) a process has used so far, in microseconds, from /proc/<pid>/stat. */
-export function cpuMicros (pid: number): number {
+/** CPU time (user + system) one process has used so far, in microseconds, from /proc/<pid>/stat. */
+function ownCpuMicros (pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const utime = Number(fields[11])
   const stime = Number(fields[12])
   return ((utime + stime) / clockTicks()) * 1e6
+}
+
+/** The children of a process that are not a redis-server (measured on its own): a service's WORKERS. */
+function serviceChildren (pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+      .filter((child) => !readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('redis-server'))
+  } catch {
+    return []
+  }
+}
+
+/**
+ * CPU time (user + system) a process and its children but redis-server have used so far, in
+ * microseconds: the service's own, or with WORKERS, its primary's and every worker's.
+ */
+export function cpuMicros (pid: number): number {
+  let total = ownCpuMicros(pid)
+  for (const child of serviceChildren(pid)) {
+    try {
+      total += ownCpuMicros(child)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
 }
 
 /** Resident set size of a process in megabytes, from /proc/<pid>/status. */

@@ -1,6 +1,8 @@
+import cluster from 'node:cluster'
 import type { AddressInfo } from 'node:net'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Registry } from 'prom-client'
+import { clusterScrape, offerMetrics } from '../workers.js'
 import type { HttpServerSettings } from '../http/server.js'
 import { cacheMetrics, connectionMetrics, problemCounter } from './collectors.js'
 import { SeriesHistogram } from './histogram.js'
@@ -64,7 +66,9 @@ export default fp<MetricsOptions>(async function metricsPlugin (app, options) {
   const stopObservingRedis = observeRedisCalls(app.redis, redisCalls)
   app.addHook('onClose', async () => stopObservingRedis())
 
-  const scrape = sharedScrape(registry)
+  // With WORKERS, a scrape answers for every worker: the primary sums their registries.
+  if (cluster.isWorker) offerMetrics(registry)
+  const scrape = cluster.isWorker ? clusterScrape : sharedScrape(registry)
   app.decorate('metrics', { scrape })
   if (options.listener !== undefined) {
     const server = await listenForScrapes(scrape, { ...options.listener, http: options.http, retryAfterSeconds: options.retryAfterSeconds, log: app.log })
