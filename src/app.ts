@@ -100,7 +100,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     // The app's services.
     await app.register(redisPlugin, {
       connection: config.redis, commandTimeoutMs: config.redisTimeoutMs, cacheMaxEntries: config.cacheMaxEntries,
-      trackedPrefix: config.keyPrefix
+      trackedPrefix: config.keyPrefix, ...(config.writeReplicas === undefined ? {} : { writeReplicas: config.writeReplicas })
     })
     await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
     await app.register(collectionsPlugin, {

@@ -34,6 +34,9 @@ export const environmentSchema = {
     MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
     MAX_JSONPATH_VALUES: { type: 'integer', minimum: 1, default: 250000 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
+    // Replicas every write waits for (WAIT) before it is acknowledged: see Durability in the README.
+    WRITE_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
+    WRITE_REPLICAS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 1000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
     CACHE_MAX_ENTRIES: { type: 'integer', minimum: 0, default: 1000 },
     MAX_CONNECTIONS: { type: 'integer', minimum: 1, default: 4096 },
@@ -57,7 +60,7 @@ export const environmentSchema = {
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
-    'REDIS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
+    'REDIS_TIMEOUT_MS', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
     'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
   additionalProperties: true
@@ -96,6 +99,8 @@ export interface AppConfig {
   limits: CostLimits
   /** A Redis command slower than this ends the request with 503. */
   redisTimeoutMs: number
+  /** WRITE_REPLICAS: the replicas every write waits for, and how long; none when undefined. */
+  writeReplicas?: { replicas: number, timeoutMs: number }
   retryAfterSeconds: number
   /** Replies of reads kept in the client-side cache, invalidated by Redis; 0 turns caching off. */
   cacheMaxEntries: number
@@ -121,6 +126,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   const environment = envSchema<Environment>({ schema: environmentSchema, data: env, dotenv: false })
   if (environment.MAX_REPLY_BYTES < environment.MAX_DOCUMENT_BYTES) {
     throw new Error('MAX_REPLY_BYTES must be at least MAX_DOCUMENT_BYTES: a whole document is a read\'s answer')
+  }
+  if (environment.WRITE_REPLICAS > 0 && environment.WRITE_REPLICAS_TIMEOUT_MS >= environment.REDIS_TIMEOUT_MS) {
+    throw new Error('env/WRITE_REPLICAS_TIMEOUT_MS must be less than REDIS_TIMEOUT_MS: a write\'s wait for its replicas is part of its call to Redis')
   }
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
@@ -151,6 +159,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       jsonPathValues: environment.MAX_JSONPATH_VALUES
     },
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
+    ...(environment.WRITE_REPLICAS === 0 ? {} : { writeReplicas: { replicas: environment.WRITE_REPLICAS, timeoutMs: environment.WRITE_REPLICAS_TIMEOUT_MS } }),
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,
     logLevel: environment.LOG_LEVEL,

@@ -33,6 +33,7 @@ export const problemTypes = {
   DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
+  DOCS_ERR_REPLICATION_TIMEOUT: { status: 503, title: 'Write not confirmed by the replicas' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
   DOCS_ERR_NOT_READY: { status: 503, title: 'Service not ready' }
 } as const
@@ -71,6 +72,8 @@ export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
+export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
+  'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')

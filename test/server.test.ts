@@ -188,8 +188,19 @@ describe('configuration', () => {
       HOST: '127.0.0.1', PORT: 3000, BASE_PATH: '', KEY_PREFIX: 'jsondocs:', BODY_LIMIT: 1048576, MAX_DEPTH: 100, DATA_DIR: 'data',
       CACHE_MAX_ENTRIES: 1000, LOG_REQUESTS: false, MAX_DOCUMENT_BYTES: 1048576, MAX_REPLY_BYTES: 4194304, MAX_WORK_BYTES: 2097152,
       MAX_CONNECTIONS: 4096, HEADERS_TIMEOUT_MS: 10000, REQUEST_TIMEOUT_MS: 30000, IDLE_TIMEOUT_MS: 5000, MAX_UPLOADS: 2,
-      MAX_WAITING_UPLOADS: 64, MAX_VALIDATION_MS: 1000, MAX_VALIDATION_MEMORY_MB: 256,
-      VALIDATION_WORKERS: Math.max(1, availableParallelism() - 1)
+      MAX_WAITING_UPLOADS: 64, MAX_VALIDATION_MS: 1000, MAX_VALIDATION_MEMORY_MB: 256, WORKERS: 1, WRITE_REPLICAS: 0,
+      WRITE_REPLICAS_TIMEOUT_MS: 1000
     })
+    const config = appConfigFrom(loadEnvironment({}), { socketPath: '/tmp/unused.sock' })
+    expect(config.validation.workers).toBe(Math.max(1, availableParallelism() - 1))
+    expect(config.writeReplicas).toBeUndefined()
+    const shared = appConfigFrom(loadEnvironment({ WORKERS: '4' }), { socketPath: '/tmp/unused.sock' })
+    expect(shared.validation.workers).toBe(Math.max(1, Math.floor((availableParallelism() - 1) / 4)))
+  })
+
+  it('takes WRITE_REPLICAS with a timeout shorter than REDIS_TIMEOUT_MS', () => {
+    expect(appConfigFrom(loadEnvironment({ WRITE_REPLICAS: '1' }), { socketPath: '/tmp/unused.sock' }).writeReplicas)
+      .toEqual({ replicas: 1, timeoutMs: 1000 })
+    expect(() => loadEnvironment({ WRITE_REPLICAS: '1', WRITE_REPLICAS_TIMEOUT_MS: '2000' })).toThrow('less than REDIS_TIMEOUT_MS')
   })
 })

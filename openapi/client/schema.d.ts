@@ -915,6 +915,7 @@ export interface components {
          *     | `DOCS_ERR_RATE_LIMITED` | 429 | Too many requests | `/problems/rate-limited` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
          *     | `DOCS_ERR_REDIS_UNAVAILABLE` | 503 | Storage unavailable | `/problems/redis-unavailable` |
+         *     | `DOCS_ERR_REPLICATION_TIMEOUT` | 503 | Write not confirmed by the replicas | `/problems/replication-timeout` |
          *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
          *     | `DOCS_ERR_NOT_READY` | 503 | Service not ready | `/problems/not-ready` |
          */
@@ -923,7 +924,7 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/service-busy" | "/problems/not-ready";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
@@ -934,7 +935,7 @@ export interface components {
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1013,7 +1014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1063,7 +1064,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1122,7 +1123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1172,7 +1173,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1231,7 +1232,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1281,7 +1282,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1427,7 +1428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1626,7 +1627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1794,7 +1795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1936,7 +1937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1997,7 +1998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2125,7 +2126,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2326,7 +2327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2471,7 +2472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2670,7 +2671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2838,7 +2839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2979,7 +2980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3042,7 +3043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3167,7 +3168,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3368,7 +3369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3470,7 +3471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3558,7 +3559,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3682,7 +3683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3808,7 +3809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3937,7 +3938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4091,7 +4092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4219,7 +4220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4328,7 +4329,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4458,7 +4459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4570,7 +4571,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4699,7 +4700,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4810,7 +4811,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4903,7 +4904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4984,7 +4985,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5103,7 +5104,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5262,7 +5263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5379,7 +5380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5484,7 +5485,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5577,7 +5578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5694,7 +5695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5775,7 +5776,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5877,7 +5878,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5972,7 +5973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6053,7 +6054,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6109,7 +6110,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6159,7 +6160,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6215,7 +6216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6265,7 +6266,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */

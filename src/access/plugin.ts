@@ -75,7 +75,7 @@ function refuse (reply: FastifyReply, error: 'invalid_token' | 'insufficient_sco
 /** Authenticates every request (onRequest) and enforces every route's declared rule right after. */
 export default fp<AccessPluginOptions>(async function accessPlugin (app, options) {
   const { settings } = options
-  const tokens = createTokenStore(app.redis, options)
+  const tokens = createTokenStore(app.redis, app.redisWrites, options)
   const verifyJwt = settings.jwt && createJwtVerifier(settings.jwt, options.collectionSeparator)
   const adminToken = settings.adminToken === undefined ? undefined : Buffer.from(settings.adminToken)
   const remembered = new LruMap<Remembered>(VERIFIED_KEPT)

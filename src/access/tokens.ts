@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import type { RedisClient } from '../redis/plugin.js'
+import type { CommandSender } from '../redis/replicated-writes.js'
 import type { Scope } from './scopes.js'
 
 /**
@@ -52,7 +53,7 @@ function sha256 (text: string): Buffer {
 }
 
 /** The tokens every instance sharing the Redis knows. */
-export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
+export function createTokenStore (client: RedisClient, writer: CommandSender, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
   const indexKey = keyPrefix + INDEX_SUFFIX
   const keyOf = (id: string) => keyPrefix + TOKEN_INFIX + id
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
@@ -62,7 +63,7 @@ export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }:
       const id = randomBytes(16).toString('hex')
       const secret = randomBytes(32).toString('base64url')
       const ttlMs = ttlSeconds === undefined ? '' : String(Math.max(1, Math.round(ttlSeconds * 1000)))
-      await bounded(createScript.run(client, [keyOf(id), indexKey],
+      await bounded(createScript.run(writer, [keyOf(id), indexKey],
         [id, sha256(secret).toString('hex'), JSON.stringify(scopes), label ?? '', String(Date.now()), ttlMs]))
       return { id, token: `jdt.${id}.${secret}` }
     },
@@ -109,7 +110,7 @@ export function createTokenStore (client: RedisClient, { keyPrefix, timeoutMs }:
     /** Revokes a token on every instance (within VERIFIED_TOKEN_MS); false when there was none. */
     async revoke (id: string): Promise<boolean> {
       if (!/^[0-9a-f]{32}$/.test(id)) return false
-      return await bounded(revokeScript.run<number>(client, [keyOf(id), indexKey], [id])) === 1
+      return await bounded(revokeScript.run<number>(writer, [keyOf(id), indexKey], [id])) === 1
     }
   }
 }

@@ -2,6 +2,7 @@ import { PreconditionFailedError } from '../errors.js'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import type { RedisClient } from '../redis/plugin.js'
+import type { CommandSender } from '../redis/replicated-writes.js'
 
 export interface SchemaStorageOptions {
   keyPrefix: string
@@ -57,7 +58,8 @@ return { 'ok' }
 `)
 
 /** Where collection schemas live in Redis, shared by every instance of the service. */
-export function createSchemaStorage (client: RedisClient, { keyPrefix, timeoutMs }: SchemaStorageOptions) {
+/** client reads; writer runs the scripts that write (see WRITE_REPLICAS). */
+export function createSchemaStorage (client: RedisClient, writer: CommandSender, { keyPrefix, timeoutMs }: SchemaStorageOptions) {
   const collectionsKey = keyPrefix + COLLECTIONS_SUFFIX
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
 
@@ -89,7 +91,7 @@ export function createSchemaStorage (client: RedisClient, { keyPrefix, timeoutMs
     },
 
     async put (collection: string, text: string, conditions: SchemaConditions): Promise<{ created: boolean, revision: string }> {
-      const [status, revision] = await bounded(putSchemaScript.run<[string, string]>(client,
+      const [status, revision] = await bounded(putSchemaScript.run<[string, string]>(writer,
         [this.keyOf(collection), collectionsKey], [collection, text, conditions.ifMatch, conditions.ifNoneMatch]))
       if (status === 'precondition') throw preconditionFailed(collection)
       return { created: status === 'created', revision }
@@ -97,7 +99,7 @@ export function createSchemaStorage (client: RedisClient, { keyPrefix, timeoutMs
 
     /** Removes a collection's schema; false when it had none. */
     async remove (collection: string, conditions: SchemaConditions): Promise<boolean> {
-      const [status] = await bounded(deleteSchemaScript.run<[string]>(client,
+      const [status] = await bounded(deleteSchemaScript.run<[string]>(writer,
         [this.keyOf(collection), collectionsKey], [collection, conditions.ifMatch, conditions.ifNoneMatch]))
       if (status === 'precondition') throw preconditionFailed(collection)
       return status === 'ok'

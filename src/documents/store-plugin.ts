@@ -9,5 +9,5 @@ declare module 'fastify' {
 
 /** Exposes the document store as `app.documents`, enforcing the collections' schemas. */
 export default fp<DocumentStoreOptions>(async function documentStorePlugin (app, options) {
-  app.decorate('documents', createDocumentStore(app.redis, options, app.schemas.rules, app.schemas.validation))
+  app.decorate('documents', createDocumentStore(app.redis, app.redisWrites, options, app.schemas.rules, app.schemas.validation))
 }, { name: 'documents', dependencies: ['redis', 'schemas'], fastify: '5.x' })

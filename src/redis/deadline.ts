@@ -1,5 +1,5 @@
 import { ErrorReply } from 'redis'
-import { RedisUnavailableError } from '../errors.js'
+import { RedisUnavailableError, ReplicationTimeoutError } from '../errors.js'
 
 interface Pending {
   expiresAt: number
@@ -93,6 +93,7 @@ export function redisCall<T> (
 ): Promise<T> {
   return bounded(work, timeoutMs, (error) => {
     if (error instanceof ErrorReply) return translateReply(error)
+    if (error instanceof ReplicationTimeoutError) return error
     return new RedisUnavailableError((error as Error).message ?? String(error))
   })
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { RedisClient } from './plugin.js'
+import type { CommandSender } from './replicated-writes.js'
 
 /** Every script defined: the service's scripts are module constants, defined once at import. */
 const defined = new Set<LuaScript>()
@@ -27,7 +27,7 @@ export class LuaScript {
     return byShaOrSource.get(shaOrSource)
   }
 
-  async run<T> (client: RedisClient, keys: readonly string[], args: readonly string[]): Promise<T> {
+  async run<T> (client: CommandSender, keys: readonly string[], args: readonly string[]): Promise<T> {
     const tail = [String(keys.length), ...keys, ...args]
     try {
       return await client.sendCommand<T>(['EVALSHA', this.sha, ...tail])

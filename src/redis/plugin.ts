@@ -3,6 +3,7 @@ import { createClient } from 'redis'
 import { BoundedClientSideCache, cacheableReads } from './cache.js'
 import { describeConnection, type RedisConnection } from './connection.js'
 import { watchConnection } from './connection-watch.js'
+import { replicatedWrites, type CommandSender } from './replicated-writes.js'
 
 export interface RedisPluginOptions {
   connection: RedisConnection
@@ -12,7 +13,12 @@ export interface RedisPluginOptions {
   cacheMaxEntries?: number
   /** The key prefix whose changes Redis reports to the cache (all keys when empty). */
   trackedPrefix?: string
+  /** WRITE_REPLICAS: replicas every write waits for, and for how long; none when undefined. */
+  writeReplicas?: { replicas: number, timeoutMs: number }
 }
+
+/** Writes that wait for replicas use a connection each: at most this many wait at once. */
+const REPLICATED_WRITE_CONNECTIONS = 32
 
 /** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
 const STARTUP_ATTEMPTS = 5
@@ -25,6 +31,8 @@ export type RedisClient = ReturnType<typeof createRedisClient>
 declare module 'fastify' {
   interface FastifyInstance {
     redis: RedisClient
+    /** What runs the scripts that write: `redis` itself, or with WRITE_REPLICAS a pool that waits for replicas. */
+    redisWrites: CommandSender
   }
 }
 
@@ -95,4 +103,14 @@ export default fp<RedisPluginOptions>(async function redisPlugin (app, options) 
     if (client.isReady) await client.close()
     else client.destroy()
   })
+  if (options.writeReplicas === undefined) {
+    app.decorate('redisWrites', client)
+    return
+  }
+  const writes = await replicatedWrites({
+    connection: options.connection, ...options.writeReplicas, connectTimeoutMs: options.commandTimeoutMs,
+    connections: REPLICATED_WRITE_CONNECTIONS
+  })
+  app.decorate('redisWrites', writes.sender)
+  app.addHook('onClose', () => writes.close())
 }, { name: 'redis', fastify: '5.x' })

@@ -45,7 +45,7 @@ describe('the local Redis on a folder', () => {
   it('is Redis 8 with the JSON and Search modules, like the redis:8 image', async () => {
     const redis = await startLocalRedis({ dir: folder(), persistent: false })
     whenDone(() => redis.stop())
-    const client = createClient({ socket: { path: redis.socketPath } })
+    const client = createClient({ socket: { path: redis.socketPath, reconnectStrategy: false } })
     await client.connect()
     whenDone(() => client.close())
     expect(await client.info('server')).toMatch(/^redis_version:8\./m)

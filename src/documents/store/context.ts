@@ -6,6 +6,7 @@ import { TOO_COSTLY } from '../scripts/prelude.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { RedisClient } from '../../redis/plugin.js'
+import type { CommandSender } from '../../redis/replicated-writes.js'
 import type { CostLimits } from '../../config.js'
 import type { SchemaRules } from '../../collections/rules.js'
 import type { ValidationPool } from '../../collections/validation-pool.js'
@@ -22,6 +23,8 @@ export interface DocumentStoreOptions {
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */
 export interface StoreContext extends DocumentStoreOptions {
   client: RedisClient
+  /** Runs the write scripts: the client, or one that waits for WRITE_REPLICAS. */
+  writer: CommandSender
   rules: SchemaRules
   /** The worker threads that validate documents against their schemas. */
   validation: ValidationPool

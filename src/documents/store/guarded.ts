@@ -82,7 +82,7 @@ async function writeOnce ({ context, script, address, head, extra, validation, s
   rules: WriteRules): Promise<ScriptReply> {
   const keys = [...keysOf(context, address.key), rules.schemaKey, context.keyPrefix + address.key + COPY_SUFFIX]
   const exec = (base: string, preview: boolean) => {
-    const reply = script.run<ScriptReply>(context.client, keys,
+    const reply = script.run<ScriptReply>(preview ? context.client : context.writer, keys,
       [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])
     return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
   }

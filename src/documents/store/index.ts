@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../redis/plugin.js'
+import type { CommandSender } from '../../redis/replicated-writes.js'
 import type { SchemaRules } from '../../collections/rules.js'
 import type { ValidationPool } from '../../collections/validation-pool.js'
 import type { DocumentStoreOptions } from './context.js'
@@ -13,9 +14,9 @@ export type {
 } from './writes.js'
 
 /** The only caller of RedisJSON: turns addresses into keys and paths, and replies into results. */
-export function createDocumentStore (client: RedisClient, options: DocumentStoreOptions, rules: SchemaRules,
-  validation: ValidationPool) {
-  const context = { client, rules, validation, validatedWrites: createKeyedQueue(), ...options }
+export function createDocumentStore (client: RedisClient, writer: CommandSender, options: DocumentStoreOptions,
+  rules: SchemaRules, validation: ValidationPool) {
+  const context = { client, writer, rules, validation, validatedWrites: createKeyedQueue(), ...options }
   return { limits: options.limits, ...documentReads(context), ...documentWrites(context) }
 }
 

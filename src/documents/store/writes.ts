@@ -240,7 +240,7 @@ export function documentWrites (context: StoreContext) {
         const replies = valid.length === 0
           ? []
           : await write(context, items[0]!.key, documentKeys.flat(),
-            batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(context.client, keys, args))
+            batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(context.writer, keys, args))
         if (replies[0] === 'schemachanged') {
           items.forEach((item) => context.rules.forget(item.key))
           continue
