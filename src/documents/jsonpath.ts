@@ -245,6 +245,7 @@ class Parser {
    */
   #string (): string {
     const quote = this.text[this.at]!
+    if (quote !== '"' && quote !== "'") this.#fail(`A quoted name is expected at position ${this.at}`)
     const start = this.at++
     while (this.at < this.text.length && this.text[this.at] !== quote) {
       if (this.text[this.at] === '\\') {

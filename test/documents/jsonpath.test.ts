@@ -84,6 +84,8 @@ describe('analyzeJsonPath', () => {
     ['$.a[::01]', "step is a positive number"],
     ['$["一"][11:-2:-0]', "step is a positive number"],
     ['$.a[1:2:3:4]', '"]" is expected'],
+    ["$.a['a',)'']", 'A quoted name is expected'],
+    ["$.a['a', 0]", 'A quoted name is expected'],
     ['$.a[1::2:]', '"]" is expected'],
     ['$[01]', 'no leading zero'],
     ['$.a[-01:]', 'no leading zero'],
