@@ -52,8 +52,10 @@ describe('WORKERS=2', () => {
     })
     const url = await service.listening
     const primary = service.child.pid!
-    await eventually(async () => workersOf(primary).length === 2)
+    // The first worker's log line says it listens; the primary's, that both do.
+    await eventually(async () => service.output().includes('jsondocs: 2 workers listening at'))
     const workers = workersOf(primary)
+    expect(workers).toHaveLength(2)
 
     // Conditional writes, each on the next worker: an ETag from one is good on the other.
     expect((await send(`${url}/docs/w:doc`, 'PUT', json, '{"n":0}')).status).toBe(201)
@@ -108,8 +110,10 @@ describe('WORKERS=2', () => {
     const service = spawnService(dataDir, { WORKERS: '2' })
     await service.listening
     const primary = service.child.pid!
-    await eventually(async () => workersOf(primary).length === 2)
+    // The first worker's log line says it listens; the primary's, that both do.
+    await eventually(async () => service.output().includes('jsondocs: 2 workers listening at'))
     const workers = workersOf(primary)
+    expect(workers).toHaveLength(2)
     const redis = await redisPidOn(join(dataDir, 'redis', 'redis.sock'))
     service.child.kill('SIGKILL')
     for (const pid of [...workers, redis]) await whenGone(pid)
