@@ -62,7 +62,7 @@ async function timeRedisCalls (work: string, rounds: number): Promise<{ off: num
     const on: number[] = []
     for (let round = 0; round < rounds; round++) {
       off.push(await calls(50_000))
-      const stop = observeRedisCalls(client, durations)
+      const stop = observeRedisCalls(client, client, durations)
       on.push(await calls(50_000))
       stop()
     }

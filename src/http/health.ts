@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { PUBLIC } from '../access/plugin.js'
 import { NotReadyError, RedisUnavailableError, withExtensions } from '../errors.js'
-import { LuaScript } from '../redis/lua-script.js'
+import { currentLibrary } from '../redis/lua-script.js'
 import { readinessCheck } from '../redis/readiness.js'
 import { jsonResponse } from '../openapi/components.js'
 
@@ -30,7 +30,7 @@ function answerOk (reply: FastifyReply) {
  */
 export default async function healthRoutes (app: FastifyInstance, options: { timeoutMs: number }) {
   const config = { access: PUBLIC }
-  const check = readinessCheck(app.redis, options.timeoutMs, LuaScript.all)
+  const check = readinessCheck(app.redis, options.timeoutMs, currentLibrary)
 
   app.get('/livez', { schema: livezSchema, config }, async (_request, reply) => answerOk(reply))
 

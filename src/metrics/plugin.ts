@@ -63,7 +63,7 @@ export default fp<MetricsOptions>(async function metricsPlugin (app, options) {
   connectionMetrics(registry, app.connections)
 
   app.addHook('onResponse', requestObserver(requests, problems))
-  const stopObservingRedis = observeRedisCalls(app.redis, redisCalls)
+  const stopObservingRedis = observeRedisCalls(app.redis, app.redisWrites, redisCalls)
   app.addHook('onClose', async () => stopObservingRedis())
 
   // With WORKERS, a scrape answers for every worker: the primary sums their registries.

@@ -1,6 +1,7 @@
 import { tracingChannel } from 'node:diagnostics_channel'
-import { LuaScript } from '../redis/lua-script.js'
+import { scriptCalls, type ScriptCall } from '../redis/lua-script.js'
 import type { RedisClient } from '../redis/plugin.js'
+import type { CommandSender } from '../redis/replicated-writes.js'
 import type { Series, SeriesHistogram } from './histogram.js'
 
 /** node-redis' tracing channel: every command a client sends, from its start until its reply. */
@@ -19,25 +20,20 @@ interface CommandTrace {
   [STARTED]?: number
 }
 
-/** A command's label: its name, or `script:<name>` for the service's scripts, whichever way they are sent. */
-function commandLabel ({ command, args }: CommandTrace): string {
-  if (command !== 'EVALSHA' && command !== 'EVAL') return command
-  return `script:${LuaScript.named(args[1] ?? '')?.name ?? 'other'}`
-}
 
 /**
  * Observes how long each call of this client takes, from the moment node-redis queues it until its
- * reply or failure, by command or script name, through node-redis' own tracing channel (what its
- * OpenTelemetry metrics use). Other clients in the process (the connection check's) are left out.
- * Returns the function that stops observing.
+ * reply or failure, by command, through node-redis' own tracing channel (what its OpenTelemetry metrics
+ * use), and the service's scripts by name as `script:<name>`, through scriptCalls (writes too, when
+ * `writer` waits for replicas on connections of its own). Other clients in the process (the connection
+ * check's) are left out. Returns the function that stops observing.
  */
-export function observeRedisCalls (client: RedisClient, durations: SeriesHistogram): () => void {
+export function observeRedisCalls (client: RedisClient, writer: CommandSender, durations: SeriesHistogram): () => void {
   const channel = tracingChannel<string, CommandTrace>(COMMAND_CHANNEL)
   const clientId = client._clientId
   const byLabel = new Map<string, Series>()
 
-  function seriesOf (trace: CommandTrace): Series {
-    const label = commandLabel(trace)
+  function seriesOf (label: string): Series {
     let series = byLabel.get(label)
     if (series !== undefined) return series
     if (byLabel.size >= MAX_COMMAND_LABELS) return durations.series('other')
@@ -52,12 +48,21 @@ export function observeRedisCalls (client: RedisClient, durations: SeriesHistogr
     },
     asyncEnd (trace: CommandTrace) {
       const started = trace[STARTED]
-      if (started !== undefined) seriesOf(trace).observe((performance.now() - started) / 1000)
+      // FCALLs are the scripts', observed below by name.
+      if (started !== undefined && trace.command !== 'FCALL') seriesOf(trace.command).observe((performance.now() - started) / 1000)
     },
     end () {},
     asyncStart () {},
     error () {}
   }
+  const onScriptCall = (message: unknown) => {
+    const { client: sender, name, seconds } = message as ScriptCall
+    if (sender === client || sender === writer) seriesOf(`script:${name}`).observe(seconds)
+  }
   channel.subscribe(handlers)
-  return () => channel.unsubscribe(handlers)
+  scriptCalls.subscribe(onScriptCall)
+  return () => {
+    channel.unsubscribe(handlers)
+    scriptCalls.unsubscribe(onScriptCall)
+  }
 }

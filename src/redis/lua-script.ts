@@ -1,39 +1,131 @@
 import { createHash } from 'node:crypto'
+import { channel } from 'node:diagnostics_channel'
 import type { CommandSender } from './replicated-writes.js'
 
+/**
+ * Lua several scripts build on, defined once in the function library rather than run again by every
+ * call: its top-level locals are the library's. `reset` runs at the start of each call of a script that
+ * uses it, to give the call fresh state (Redis runs one call at a time, so state in those locals is the
+ * call's own while it runs).
+ */
+export interface SharedLua {
+  name: string
+  source: string
+  reset: string
+}
+
+export interface LuaScriptOptions {
+  shared?: SharedLua
+  /** Runs no write command: registered `no-writes`, so Redis runs it when out of memory too. */
+  readOnly?: boolean
+}
+
 /** Every script defined: the service's scripts are module constants, defined once at import. */
-const defined = new Set<LuaScript>()
-/** The same, by SHA1 and by source: what EVALSHA and EVAL name them by. */
-const byShaOrSource = new Map<string, LuaScript>()
+const defined: LuaScript[] = []
 
-/** A Lua script run by SHA (EVALSHA), sent whole only when Redis has not cached it yet. */
+/**
+ * One of the service's Lua scripts: a function of the service's Redis function library, called with
+ * FCALL. The body sees the call's keys and arguments as KEYS and ARGV, as an EVAL script would.
+ */
 export class LuaScript {
-  readonly sha: string
-
   /** name labels the script's calls in metrics: short, and unique among the service's scripts. */
-  constructor (readonly name: string, readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex')
-    defined.add(this)
-    byShaOrSource.set(this.sha, this).set(source, this)
+  constructor (readonly name: string, readonly body: string, readonly options: LuaScriptOptions = {}) {
+    defined.push(this)
   }
 
   /** The scripts defined so far; once the app is built, every script it may run. */
   static all (): LuaScript[] {
-    return [...defined.values()]
-  }
-
-  /** The script an EVALSHA or EVAL names (by SHA1 or source), if the service defined it. */
-  static named (shaOrSource: string): LuaScript | undefined {
-    return byShaOrSource.get(shaOrSource)
+    return [...defined]
   }
 
   async run<T> (client: CommandSender, keys: readonly string[], args: readonly string[]): Promise<T> {
-    const tail = [String(keys.length), ...keys, ...args]
+    return await currentLibrary().call<T>(client, this, keys, args)
+  }
+}
+
+/** A call of one of the service's scripts, as published on scriptCalls once it has ended. */
+export interface ScriptCall {
+  client: CommandSender
+  name: string
+  seconds: number
+}
+
+/**
+ * Every script call, with its duration, while someone listens (the metrics): node-redis' own tracing
+ * names an FCALL's function no more than its other arguments.
+ */
+export const scriptCalls = channel('jsondocs:script-call')
+
+/** Redis' answer to an FCALL of a function it does not hold. */
+const NOT_LOADED = /^ERR Function not found/
+
+/**
+ * The library of every script defined, as FUNCTION LOAD takes it. Its name, and every function's,
+ * carries a digest of its Lua, so that two releases of the service can share a Redis: each calls the
+ * functions it was built with.
+ */
+export class FunctionLibrary {
+  readonly name: string
+  readonly source: string
+  readonly #functionOf = new Map<LuaScript, string>()
+  readonly #scriptOf = new Map<string, LuaScript>()
+
+  constructor (readonly scripts: readonly LuaScript[]) {
+    const shared = [...new Set(scripts.flatMap((script) => script.options.shared ? [script.options.shared] : []))]
+    const digest = createHash('sha1')
+    for (const part of shared) digest.update(part.source).update(part.reset)
+    for (const script of scripts) digest.update(script.name).update('\0').update(script.body).update(script.options.readOnly ? 'r' : 'w')
+    this.name = `jsondocs_${digest.digest('hex').slice(0, 12)}`
+    const registrations = scripts.map((script) => {
+      const functionName = `${this.name}_${script.name.replaceAll('-', '_')}`
+      this.#functionOf.set(script, functionName)
+      this.#scriptOf.set(functionName, script)
+      const flags = script.options.readOnly ? ", flags = { 'no-writes' }" : ''
+      return `redis.register_function{ function_name = '${functionName}', callback = function(keys, args)
+KEYS, ARGV = keys, args
+${script.options.shared?.reset ?? ''}
+${script.body}
+end${flags} }`
+    })
+    this.source = [`#!lua name=${this.name}`, 'local KEYS, ARGV', ...shared.map((part) => part.source), ...registrations].join('\n')
+  }
+
+  /** The script a function of this library is, by the name FCALL gives. */
+  scriptNamed (functionName: string): LuaScript | undefined {
+    return this.#scriptOf.get(functionName)
+  }
+
+  async load (client: CommandSender): Promise<void> {
+    await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', this.source])
+  }
+
+  /** FCALL of the script's function; when Redis does not hold the library (a new Redis, FUNCTION FLUSH), loads it first. */
+  async call<T> (client: CommandSender, script: LuaScript, keys: readonly string[], args: readonly string[]): Promise<T> {
+    const command = ['FCALL', this.#functionOf.get(script)!, String(keys.length), ...keys, ...args]
+    if (!scriptCalls.hasSubscribers) return await this.#send<T>(client, command)
+    const started = performance.now()
     try {
-      return await client.sendCommand<T>(['EVALSHA', this.sha, ...tail])
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error
-      return await client.sendCommand<T>(['EVAL', this.source, ...tail])
+      return await this.#send<T>(client, command)
+    } finally {
+      scriptCalls.publish({ client, name: script.name, seconds: (performance.now() - started) / 1000 } satisfies ScriptCall)
     }
   }
+
+  async #send<T> (client: CommandSender, command: string[]): Promise<T> {
+    try {
+      return await client.sendCommand<T>(command)
+    } catch (error) {
+      if (!(error instanceof Error) || !NOT_LOADED.test(error.message)) throw error
+      await this.load(client)
+      return await client.sendCommand<T>(command)
+    }
+  }
+}
+
+let library: FunctionLibrary | undefined
+
+/** The library of every script defined so far, built again when a script was defined since. */
+export function currentLibrary (): FunctionLibrary {
+  if (library === undefined || library.scripts.length !== defined.length) library = new FunctionLibrary([...defined])
+  return library
 }

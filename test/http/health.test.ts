@@ -1,6 +1,6 @@
 import { dirname } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { LuaScript } from '../../src/redis/lua-script.js'
+import { currentLibrary } from '../../src/redis/lua-script.js'
 import { startLocalRedis } from '../../src/redis/local-server.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
 import { buildTestApp, get, uniqueKey } from '../helpers/app.js'
@@ -55,16 +55,17 @@ describe('GET /readyz and /health', () => {
     expectOk(await get(app, url))
   })
 
-  it('loads every script Redis does not hold (after SCRIPT FLUSH), and answers 200', async () => {
+  it('loads the function library when Redis does not hold it (after FUNCTION FLUSH), and answers 200', async () => {
     const redis = await startOwnRedis()
     const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
     const admin = await adminOf(redis.socketPath)
-    await admin.sendCommand(['SCRIPT', 'FLUSH'])
-    const shas = LuaScript.all().map((script) => script.sha)
-    expect(shas.length).toBeGreaterThanOrEqual(12)
-    expect(await admin.sendCommand(['SCRIPT', 'EXISTS', ...shas])).toEqual(shas.map(() => 0))
+    await admin.sendCommand(['FUNCTION', 'FLUSH'])
+    const library = currentLibrary()
+    expect(library.scripts.length).toBeGreaterThanOrEqual(12)
+    expect(await admin.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', library.name])).toEqual([])
     expectOk(await get(app, '/readyz'))
-    expect(await admin.sendCommand(['SCRIPT', 'EXISTS', ...shas])).toEqual(shas.map(() => 1))
+    const listed = JSON.stringify(await admin.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', library.name]))
+    for (const script of library.scripts) expect(listed).toContain(`${library.name}_${script.name.replaceAll('-', '_')}`)
   })
 
   it('is 503 DOCS_ERR_REDIS_UNAVAILABLE while Redis is down, and 200 again once it is back', async () => {
@@ -104,12 +105,12 @@ describe('GET /readyz and /health', () => {
     const redis = await startOwnRedis()
     const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
     const admin = await adminOf(redis.socketPath)
-    await admin.sendCommand(['SCRIPT', 'FLUSH'])
-    // The service's user may no longer load scripts (an ACL change): reads still answer, scripts cannot run.
-    await admin.sendCommand(['ACL', 'SETUSER', 'default', '-script|load'])
+    await admin.sendCommand(['FUNCTION', 'FLUSH'])
+    // The service's user may no longer load functions (an ACL change): reads still answer, scripts cannot run.
+    await admin.sendCommand(['ACL', 'SETUSER', 'default', '-function|load'])
     whenDone(() => admin.sendCommand(['ACL', 'SETUSER', 'default', '+@all']))
     const problem = expectUnready(await get(app, '/readyz'), 'DOCS_ERR_NOT_READY', ['scripts'])
-    expect(problem.detail).toMatch(/scripts did not load/)
+    expect(problem.detail).toMatch(/function library jsondocs_[0-9a-f]{12} did not load/)
     await admin.sendCommand(['ACL', 'SETUSER', 'default', '+@all'])
     expectOk(await get(app, '/readyz'))
   })

@@ -124,7 +124,7 @@ describe('Redis call durations', () => {
   it('count each command by name and each script by its name, and nothing of other clients', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { a: 1 })
-    // Each script's first call is two: EVALSHA, refused (NOSCRIPT), then EVAL. Later ones are one.
+    // A script's first call may load the function library first.
     await app.inject({ method: 'GET', url: `/docs/${key}?jsonpath=$.a` })
     const before = await scrape()
     await put(app, `/docs/${key}`, { a: 2 })

@@ -1,5 +1,5 @@
 import { LuaScript } from '../../redis/lua-script.js'
-import { prelude } from './prelude.js'
+import { documentLua } from './prelude.js'
 
 /**
  * Writes many whole documents in one atomic step, each with its own preconditions and ttl. KEYS: each
@@ -10,7 +10,7 @@ import { prelude } from './prelude.js'
  * item that fails leaves its document untouched and the others still apply. When any schema guard fails,
  * nothing is written and the reply is { 'schemachanged' }.
  */
-export const batchPutScript = new LuaScript('batch-put', prelude + `
+export const batchPutScript = new LuaScript('batch-put', `
 local maxBytes, count, items = tonumber(arg()), tonumber(arg()), {}
 local scratch = KEYS[3 * count + 1]
 for i = 1, count do
@@ -58,4 +58,4 @@ for i, item in ipairs(items) do
   end
 end
 return results
-`)
+`, { shared: documentLua })

@@ -1,4 +1,4 @@
-import { LuaScript } from '../../redis/lua-script.js'
+import { LuaScript, type SharedLua } from '../../redis/lua-script.js'
 
 /*
  * Lua shared by every document script. Conventions:
@@ -40,7 +40,7 @@ end
 -- read scripts set the budget to MAX_WORK_BYTES). Text a Lua loop walks counts LUA_WALK times, and text
 -- parsed into Lua tables LUA_PARSE times: both are that much slower than RedisJSON's own code.
 local LUA_WALK, LUA_PARSE = ${LUA_WALK}, ${LUA_PARSE}
-local workLeft = math.huge
+local workLeft = 0
 local function spend(bytes)
   workLeft = workLeft - bytes
   return workLeft >= 0
@@ -306,6 +306,12 @@ local function replaceWith(docKey, copyKey)
 end
 `
 
+/**
+ * The prelude as the function library holds it: defined once, its state (the arguments read, the work
+ * budget, the version records seen) made new at the start of every call.
+ */
+export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records = 0, math.huge, {}' }
+
 /** The header every single-document script starts with: keys, preconditions, ttl and the location. */
 export const documentHeader = `
 local doc, ver = KEYS[1], KEYS[2]
@@ -328,6 +334,8 @@ local tokens = tokensArg()
  * replaces the document: { 'toolarge', size } leaves Redis as it was.
  */
 const writeGuard = `
+-- The call's own: a preview replaces them below.
+local bump, applyTtl = bump, applyTtl
 local schemaKey, copyKey = KEYS[5], KEYS[6]
 local schemaGuard, base, previewing = arg(), arg(), arg() == '1'
 local growth, depthAfter, sizing = tonumber(arg()), tonumber(arg()), arg()
@@ -402,5 +410,5 @@ return reply
 
 /** A single-document write script named name: the prelude, the header, the write guard, then the body. */
 export function guardedWrite (name: string, body: string, helpers = ''): LuaScript {
-  return new LuaScript(name, prelude + documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply)
+  return new LuaScript(name, documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply, { shared: documentLua })
 }

@@ -1,5 +1,5 @@
 import { LuaScript } from '../../redis/lua-script.js'
-import { documentHeader, prelude } from './prelude.js'
+import { documentHeader, documentLua } from './prelude.js'
 
 /*
  * Both scripts below take, after the pointer, the work limit in bytes: they stop with an error reply
@@ -7,7 +7,7 @@ import { documentHeader, prelude } from './prelude.js'
  */
 
 /** GET of a location whose digit tokens did not all address array elements: resolve, then read. */
-export const readScript = new LuaScript('read', prelude + documentHeader + `
+export const readScript = new LuaScript('read', documentHeader + `
 workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
@@ -15,10 +15,10 @@ local value = getAt(doc, locate(doc, tokens))
 if not value then return { 'notfound' } end
 local version, expires = versionRecord(ver)
 return { 'ok', version, value, expires or false }
-`)
+`, { shared: documentLua, readOnly: true })
 
 /** What is at a location: type, size (string, array, object), member names and memory use. */
-export const describeScript = new LuaScript('describe', prelude + documentHeader + `
+export const describeScript = new LuaScript('describe', documentHeader + `
 workLeft = tonumber(arg())
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
@@ -35,7 +35,7 @@ end
 local memory = redis.call('JSON.DEBUG', 'MEMORY', doc, loc.path)[1]
 local version, expires = versionRecord(ver)
 return { 'ok', version, { kind, length, memory, keys }, expires or false }
-`)
+`, { shared: documentLua, readOnly: true })
 
 /**
  * A JSONPath query, within its bounds. KEYS: the document and its version record. ARGV: the expression, its
@@ -47,7 +47,7 @@ return { 'ok', version, { kind, length, memory, keys }, expires or false }
  * Reply: { 'ok', version, matches, expiresAt }, { 'toocostly', estimate }, { 'toolarge', bytes },
  * { 'badpath', RedisJSON's message }, or the document's kind when it holds none.
  */
-export const queryScript = new LuaScript('query', prelude + `
+export const queryScript = new LuaScript('query', `
 local doc, ver = KEYS[1], KEYS[2]
 local path, descents, filters, multiple = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
 local maxValues, maxReply = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -85,4 +85,4 @@ local matches = redis.pcall('JSON.GET', doc, path)
 if type(matches) == 'table' and matches.err then return { 'badpath', matches.err } end
 if #matches > maxReply then return { 'toolarge', #matches } end
 return { 'ok', version, matches, expires or false }
-`)
+`, { shared: documentLua })
