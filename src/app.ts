@@ -121,7 +121,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
       timeoutMs: config.redisTimeoutMs,
       ...(config.rateLimit === undefined
         ? {}
-        : { rateLimiter: new RateLimiter(config.rateLimit, app.redis, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs }) })
+        : { rateLimiters: new Map([...config.rateLimit].map(([name, limit]) =>
+          [name, new RateLimiter(limit, app.redis, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs })])) })
     })
     if (metricsScraped(config)) {
       await app.register(metricsPlugin, { listener: config.metricsListener, http: config.http, retryAfterSeconds: config.retryAfterSeconds })

@@ -2,7 +2,7 @@ import envSchema from 'env-schema'
 import type { FromSchema } from 'json-schema-to-ts'
 import { availableParallelism } from 'node:os'
 import { accessEnvironmentSchema, accessSettingsFrom, type AccessSettings } from './access/settings.js'
-import { parseRateLimit, type RateLimit } from './access/rate-limit.js'
+import { parseRateLimit, type RateLimits } from './access/rate-limit.js'
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.js'
 import type { HttpServerSettings } from './http/server.js'
 import type { RedisConnection } from './redis/connection.js'
@@ -113,8 +113,8 @@ export interface AppConfig {
   validation: ValidationSettings
   /** Who may do what: the admin token, JWTs, anonymous scopes (tokens themselves live in Redis). */
   access: AccessSettings
-  /** Requests per window per credential (RATE_LIMIT); none when off. */
-  rateLimit?: RateLimit
+  /** Requests per window per credential (RATE_LIMIT), by budget: default and per right; none when off. */
+  rateLimit?: RateLimits
   /** The origins browser apps may call from (CORS_ORIGINS); none when undefined: no CORS headers. */
   corsOrigins?: CorsOrigins
   /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
@@ -184,7 +184,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
   }
 }
 
-function rateLimitOf (text: string): { rateLimit?: RateLimit } {
+function rateLimitOf (text: string): { rateLimit?: RateLimits } {
   const rateLimit = parseRateLimit(text)
   return rateLimit === undefined ? {} : { rateLimit }
 }

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import { LruMap } from 'toad-cache'
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
-import type { Admission, RateLimiter } from './rate-limit.js'
+import type { Admission, RateLimit, RateLimiter } from './rate-limit.js'
 import { ADMIN, holdsAnywhere, reaches, type Access, type Right, type Scope } from './scopes.js'
 import type { AccessSettings } from './settings.js'
 import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
@@ -54,7 +54,7 @@ export interface AccessPluginOptions {
   collectionSeparator: string
   timeoutMs: number
   /** Counts requests per credential (per client address without one) between authentication and authorization. */
-  rateLimiter?: RateLimiter
+  rateLimiters?: ReadonlyMap<RateLimit['name'], RateLimiter>
 }
 
 const REALM = 'Bearer realm="jsondocs"'
@@ -154,8 +154,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     done()
   })
 
-  const limiter = options.rateLimiter
-  if (limiter) app.addHook('onRequest', rateLimitHook(limiter))
+  const limiters = options.rateLimiters
+  if (limiters !== undefined && limiters.size > 0) app.addHook('onRequest', rateLimitHook(limiters))
 
   app.addHook('onRequest', function authorize (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     let refused: Error | undefined
@@ -206,24 +206,27 @@ function identityOf (bearer: string, credential: 'token' | 'jwt'): string {
  * applies to carries the RateLimit fields; past the limit, 429 with Retry-After before anything else runs.
  * Should Redis not answer, the request goes on: it needs Redis for anything else it does anyway.
  */
-function rateLimitHook (limiter: RateLimiter) {
-  const { count, windowSeconds } = limiter.limit
-  const policy = `"default";q=${count};w=${windowSeconds}`
-  function answer (reply: FastifyReply, admission: Admission): Error | undefined {
-    reply.header('RateLimit-Policy', policy).header('RateLimit', `"default";r=${admission.remaining};t=${admission.resetSeconds}`)
+function rateLimitHook (limiters: ReadonlyMap<RateLimit['name'], RateLimiter>) {
+  function answer (reply: FastifyReply, { limit }: RateLimiter, admission: Admission): Error | undefined {
+    reply.header('RateLimit-Policy', `"${limit.name}";q=${limit.count};w=${limit.windowSeconds}`)
+      .header('RateLimit', `"${limit.name}";r=${admission.remaining};t=${admission.resetSeconds}`)
     if (admission.allowed) return undefined
     reply.header('Retry-After', String(admission.resetSeconds))
-    return new RateLimitedError(`More than ${count} requests in ${windowSeconds} s from these credentials (or this address); retry in ${admission.resetSeconds} s`)
+    const which = limit.name === 'default' ? 'requests' : `requests needing the "${limit.name}" right`
+    return new RateLimitedError(`More than ${limit.count} ${which} in ${limit.windowSeconds} s from these credentials (or this address); retry in ${admission.resetSeconds} s`)
   }
   return function limitRate (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
     const access = request.access
     if (request.is404 || access.kind === 'admin') return done()
     const rule = request.routeOptions.config.access
     if (rule !== undefined && 'public' in rule) return done()
+    const right = rule !== undefined && 'right' in rule ? rule.right : undefined
+    const limiter = (right === undefined ? undefined : limiters.get(right)) ?? limiters.get('default')
+    if (limiter === undefined) return done()
     const identity = access.identity ?? 'address:' + request.ip
     const now = limiter.admitNow(identity)
-    if (now !== undefined) return done(answer(reply, now))
-    limiter.admit(identity).then((admission) => done(answer(reply, admission)), (error: Error) => {
+    if (now !== undefined) return done(answer(reply, limiter, now))
+    limiter.admit(identity).then((admission) => done(answer(reply, limiter, admission)), (error: Error) => {
       request.log.warn({ err: error }, 'rate limit not counted: Redis did not answer')
       done()
     })

@@ -2,9 +2,12 @@ import { LruMap } from 'toad-cache'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import type { RedisClient } from '../redis/plugin.js'
+import { RIGHTS, type Right } from './scopes.js'
 
-/** RATE_LIMIT: this many requests per window, per credential (per client address without one). */
+/** One budget of RATE_LIMIT: this many requests per window, per credential (per client address without one). */
 export interface RateLimit {
+  /** `default`, or the right whose requests it counts: the policy's name in the RateLimit fields. */
+  name: 'default' | Right
   count: number
   windowMs: number
   /** As written, for the RateLimit-Policy field. */
@@ -13,13 +16,32 @@ export interface RateLimit {
 
 const UNITS: Record<string, number> = { second: 1, minute: 60, hour: 3600 }
 
-/** `600/minute`, `10/second`, `5000/hour`, or `off` (undefined). */
-export function parseRateLimit (text: string): RateLimit | undefined {
+/**
+ * RATE_LIMIT's budgets by name. A request that needs a right counts against that right's budget when
+ * there is one, else against `default`; with neither, it is not limited.
+ */
+export type RateLimits = ReadonlyMap<RateLimit['name'], RateLimit>
+
+const BUDGET = new RegExp(`^\\s*(?:(${RIGHTS.join('|')})\\s*=\\s*)?([1-9][0-9]{0,8})\\s*/\\s*(second|minute|hour)\\s*$`)
+
+/**
+ * `600/minute`, `10/second`, `5000/hour`; budgets per right after it or instead, such as
+ * `600/minute,write=60/minute`; or `off` (undefined).
+ */
+export function parseRateLimit (text: string): RateLimits | undefined {
   if (text.trim() === 'off') return undefined
-  const match = /^\s*([1-9][0-9]{0,8})\s*\/\s*(second|minute|hour)\s*$/.exec(text)
-  if (!match) throw new Error(`RATE_LIMIT: "${text}" is not <count>/<second|minute|hour> (e.g. 600/minute) nor off`)
-  const windowSeconds = UNITS[match[2]!]!
-  return { count: Number(match[1]), windowMs: windowSeconds * 1000, windowSeconds }
+  const limits = new Map<RateLimit['name'], RateLimit>()
+  for (const part of text.split(',')) {
+    const match = BUDGET.exec(part)
+    if (!match) {
+      throw new Error(`RATE_LIMIT: "${part.trim()}" is not [read=|write=|schema=]<count>/<second|minute|hour> (e.g. 600/minute or write=60/minute), nor is the whole off`)
+    }
+    const name = (match[1] ?? 'default') as RateLimit['name']
+    if (limits.has(name)) throw new Error(`RATE_LIMIT: the ${name} budget is given twice`)
+    const windowSeconds = UNITS[match[3]!]!
+    limits.set(name, { name, count: Number(match[2]), windowMs: windowSeconds * 1000, windowSeconds })
+  }
+  return limits
 }
 
 /**
@@ -119,7 +141,7 @@ export class RateLimiter {
   async #lease (identity: string, lease: Lease): Promise<void> {
     const left = this.#limit.count - lease.used
     const wanted = Math.max(1, Math.floor(left / LEASE_SHARE))
-    const key = `${this.#keyPrefix}${INFIX}${identity}${INFIX}${lease.window}`
+    const key = `${this.#keyPrefix}${INFIX}${this.#limit.name}${INFIX}${identity}${INFIX}${lease.window}`
     const ttlMs = String(this.#limit.windowMs + 1000)
     const [granted, used] = await redisCall(
       leaseScript.run<[number, number]>(this.#client, [key], [String(this.#limit.count), String(wanted), ttlMs]), this.#timeoutMs)

@@ -94,11 +94,33 @@ describe('RATE_LIMIT', () => {
     expect(answer.json()).toMatchObject({ code: 'DOCS_ERR_REDIS_UNAVAILABLE' })
   })
 
-  it('takes <count>/<second|minute|hour> or off, and refuses anything else', () => {
-    expect(parseRateLimit('600/minute')).toEqual({ count: 600, windowMs: 60_000, windowSeconds: 60 })
+  it('keeps a budget per right when given one: writes past theirs are refused while reads go on', async () => {
+    const app = await buildTestApp({
+      rateLimit: parseRateLimit('4/minute,write=2/minute')!,
+      access: { adminToken: ADMIN_TOKEN, anonymousScopes: [{ prefix: '', rights: ['read', 'write'] }], open: false }
+    })
+    const key = `rl:${randomUUID()}`
+    const writes = []
+    for (let n = 0; n < 3; n++) writes.push(await app.inject({ method: 'PUT', url: `/docs/${key}`, payload: String(n), headers: { 'content-type': 'application/json' } }))
+    expect(writes.map((answer) => answer.statusCode)).toEqual([201, 200, 429])
+    expect(writes[0]!.headers['ratelimit-policy']).toBe('"write";q=2;w=60')
+    expect(writes[2]!.json().detail).toContain('requests needing the "write" right')
+    const reads = await statuses(app, 5, {}, `/docs/${key}`)
+    expect(reads.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 429])
+    expect(reads[0]!.headers['ratelimit-policy']).toBe('"default";q=4;w=60')
+    expect(reads[0]!.body).toBe('1')
+  })
+
+  it('takes <count>/<second|minute|hour>, budgets per right, or off, and refuses anything else', () => {
+    expect(parseRateLimit('600/minute')).toEqual(new Map([['default', { name: 'default', count: 600, windowMs: 60_000, windowSeconds: 60 }]]))
+    expect(parseRateLimit(' read = 10/second, write=60/minute ')).toEqual(new Map([
+      ['read', { name: 'read', count: 10, windowMs: 1000, windowSeconds: 1 }],
+      ['write', { name: 'write', count: 60, windowMs: 60_000, windowSeconds: 60 }]
+    ]))
     expect(parseRateLimit('off')).toBeUndefined()
     expect(loadEnvironment({}).RATE_LIMIT).toBe('600/minute')
-    for (const bad of ['0/minute', '10/day', 'ten/minute', '10', '-1/second', '1e3/second']) {
+    for (const bad of ['0/minute', '10/day', 'ten/minute', '10', '-1/second', '1e3/second', 'write=1/minute,write=2/minute',
+      '5/minute,6/minute', 'admin=1/minute', 'read=/minute', '5/minute,', 'off,5/minute']) {
       expect(() => loadEnvironment({ RATE_LIMIT: bad }), bad).toThrow(/RATE_LIMIT/)
     }
   })
