@@ -20,6 +20,13 @@ export interface LuaScriptOptions {
   readOnly?: boolean
 }
 
+/** What the function library makes a function of: a script's name, its Lua and how it is registered. */
+export interface LuaUnit {
+  readonly name: string
+  readonly body: string
+  readonly options: LuaScriptOptions
+}
+
 /** Every script defined: the service's scripts are module constants, defined once at import. */
 const defined: LuaScript[] = []
 
@@ -27,7 +34,7 @@ const defined: LuaScript[] = []
  * One of the service's Lua scripts: a function of the service's Redis function library, called with
  * FCALL. The body sees the call's keys and arguments as KEYS and ARGV, as an EVAL script would.
  */
-export class LuaScript {
+export class LuaScript implements LuaUnit {
   /** name labels the script's calls in metrics: short, and unique among the service's scripts. */
   constructor (readonly name: string, readonly body: string, readonly options: LuaScriptOptions = {}) {
     defined.push(this)
@@ -67,10 +74,11 @@ const NOT_LOADED = /^ERR Function not found/
 export class FunctionLibrary {
   readonly name: string
   readonly source: string
-  readonly #functionOf = new Map<LuaScript, string>()
-  readonly #scriptOf = new Map<string, LuaScript>()
+  readonly #functionOf = new Map<LuaUnit, string>()
+  readonly #scriptOf = new Map<string, LuaUnit>()
 
-  constructor (readonly scripts: readonly LuaScript[]) {
+  /** Any units will do: the service's scripts, or a test's probes of the shared Lua. */
+  constructor (readonly scripts: readonly LuaUnit[]) {
     const shared = [...new Set(scripts.flatMap((script) => script.options.shared ? [script.options.shared] : []))]
     const digest = createHash('sha1')
     for (const part of shared) digest.update(part.source).update(part.reset)
@@ -91,7 +99,7 @@ end${flags} }`
   }
 
   /** The script a function of this library is, by the name FCALL gives. */
-  scriptNamed (functionName: string): LuaScript | undefined {
+  scriptNamed (functionName: string): LuaUnit | undefined {
     return this.#scriptOf.get(functionName)
   }
 
@@ -100,7 +108,7 @@ end${flags} }`
   }
 
   /** FCALL of the script's function; when Redis does not hold the library (a new Redis, FUNCTION FLUSH), loads it first. */
-  async call<T> (client: CommandSender, script: LuaScript, keys: readonly string[], args: readonly string[]): Promise<T> {
+  async call<T> (client: CommandSender, script: LuaUnit, keys: readonly string[], args: readonly string[]): Promise<T> {
     const command = ['FCALL', this.#functionOf.get(script)!, String(keys.length), ...keys, ...args]
     if (!scriptCalls.hasSubscribers) return await this.#send<T>(client, command)
     const started = performance.now()
