@@ -29,6 +29,8 @@ const KEY = 'bench:wrk'
 interface Target {
   name: string
   url: string
+  /** A request other than a plain GET: the wrk script that sends it. */
+  script?: string
   /** The HTTP server's process, and the Redis behind it if any: CPU per request is read from /proc. */
   pid: number
   redisPid?: number
@@ -97,9 +99,9 @@ async function checkSameAnswers (targets: Target[]): Promise<void> {
 }
 
 async function measure (target: Target, run: WrkRun, warmup: boolean): Promise<TargetResult> {
-  if (warmup) await runWrk(root, target.url, { ...run, seconds: 1 })
+  if (warmup) await runWrk(root, target.url, { ...run, seconds: 1 }, target.script)
   const before = [cpuMicros(target.pid), target.redisPid === undefined ? 0 : cpuMicros(target.redisPid)]
-  const result = await runWrk(root, target.url, run)
+  const result = await runWrk(root, target.url, run, target.script)
   const perRequest = (pid: number, start: number) => (cpuMicros(pid) - start) / Math.max(1, result.requests)
   return {
     name: target.name,
@@ -109,6 +111,9 @@ async function measure (target: Target, run: WrkRun, warmup: boolean): Promise<T
     ...(target.redisPid === undefined ? {} : { redisCpuUsPerRequest: perRequest(target.redisPid, before[1]!) })
   }
 }
+
+/** Each guarded write of jsondocs and the bare command it is measured against. */
+const WRITE_PAIRS = [['jsondocs: PUT sclr 1', 'Webdis: JSON.SET sclr 1'], ['jsondocs: POST sclr incr', 'Webdis: JSON.NUMINCRBY sclr 1']] as const
 
 function toMarkdown (results: TargetResult[], run: WrkRun): string {
   const ceiling = results[0]!.rate
@@ -125,6 +130,12 @@ function toMarkdown (results: TargetResult[], run: WrkRun): string {
       `${n(r.latency.p50, 2)} | ${n(r.latency.p90, 2)} | ${n(r.latency.p99, 2)} | ${n(r.latency.max, 1)} | ` +
       `${n(r.cpuUsPerRequest, 1)} | ${redis} | ${r.non2xx + r.socketErrors} |`)
   }
+  const rateOf = (name: string) => results.find((result) => result.name === name)?.rate
+  const ratios = WRITE_PAIRS.flatMap(([ours, theirs]) => {
+    const [a, b] = [rateOf(ours), rateOf(theirs)]
+    return a === undefined || b === undefined ? [] : [`${ours} at ${n(a / b, 2)}x ${theirs}`]
+  })
+  if (ratios.length) lines.push('', `Writes, same run: ${ratios.join('; ')}.`)
   return lines.join('\n') + '\n'
 }
 
@@ -161,6 +172,21 @@ async function run (options: ReturnType<typeof parseOptions>): Promise<{ results
     await checkSameAnswers(group)
     targets.push(...group)
   }
+  // Writes: a guarded leaf write and an increment through jsondocs (version, preconditions, schema guard,
+  // limits), beside the bare command through Webdis, on the same document and the same Redis.
+  const wrkScript = (name: string, method: string, body: string) => {
+    const file = join(work, `${name}.lua`)
+    writeFileSync(file, `wrk.method = "${method}"\nwrk.body = '${body}'\nwrk.headers["Content-Type"] = "application/json"\n`)
+    return file
+  }
+  const put = wrkScript('put', 'PUT', '1')
+  const incr = wrkScript('incr', 'POST', '{"op":"incr","by":1}')
+  targets.push(
+    { name: 'jsondocs: PUT sclr 1', url: uncached.url + docPath(KEY, ['sclr']), pid: uncached.pid, redisPid: uncached.redisPid, script: put },
+    { name: 'Webdis: JSON.SET sclr 1', url: `${webdis.url}/JSON.SET/${KEY_PREFIX}${KEY}/$.sclr/1`, pid: webdis.pid, redisPid: uncached.redisPid },
+    { name: 'jsondocs: POST sclr incr', url: uncached.url + docPath(KEY, ['sclr']), pid: uncached.pid, redisPid: uncached.redisPid, script: incr },
+    { name: 'Webdis: JSON.NUMINCRBY sclr 1', url: `${webdis.url}/JSON.NUMINCRBY/${KEY_PREFIX}${KEY}/$.sclr/1`, pid: webdis.pid, redisPid: uncached.redisPid }
+  )
   // The machine slows under sustained load: the ceiling again at the end shows by how much.
   targets.push({ ...targets[0]!, name: 'ceiling again, at the end' })
 

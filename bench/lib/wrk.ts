@@ -19,10 +19,10 @@ export interface WrkRun {
   seconds: number
 }
 
-/** Runs wrk against url, bounded by its duration, and parses its report. */
-export async function runWrk (root: string, url: string, run: WrkRun): Promise<WrkResult> {
+/** Runs wrk against url, bounded by its duration, and parses its report; script is a wrk Lua file (a method and body, say). */
+export async function runWrk (root: string, url: string, run: WrkRun, script?: string): Promise<WrkResult> {
   const tools = benchTools(root)
-  const args = [`-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, '--latency', url]
+  const args = [`-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, '--latency', ...(script === undefined ? [] : ['-s', script]), url]
   const { stdout } = await promisify(execFile)(tools.wrk, args, { env: tools.env, timeout: (run.seconds + 30) * 1000 })
   return parseWrkReport(stdout)
 }
