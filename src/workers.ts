@@ -1,29 +1,17 @@
 import cluster, { type Worker } from 'node:cluster'
-import { AggregatorRegistry, Registry } from 'prom-client'
-import type { Scrape } from './metrics/routes.js'
+import { answerScrapes } from './metrics/workers-metrics.js'
 
 /*
  * WORKERS=N: N service processes on one port, through node's cluster module. The primary starts the
  * embedded Redis (when there is one), forks the workers, starts another when one dies, and renders the
- * metrics of all of them for whichever worker is scraped. The workers share nothing but Redis.
+ * metrics of all of them for whichever worker is scraped (metrics/workers-metrics.ts). The workers share
+ * nothing but Redis.
  */
 
 /** What the primary passes a worker: the embedded Redis' socket, when it started one. */
 export const WORKER_REDIS_SOCKET = 'JSONDOCS_WORKER_REDIS_SOCKET'
 
-const METRICS_REQUEST = 'jsondocs:metrics'
 const RESTART_DELAY_MS = 1000
-
-interface MetricsMessage {
-  type: typeof METRICS_REQUEST
-  id: number
-  text?: string
-  error?: string
-}
-
-function isMetricsMessage (message: unknown): message is MetricsMessage {
-  return typeof message === 'object' && message !== null && (message as MetricsMessage).type === METRICS_REQUEST
-}
 
 export interface Workers {
   /** Where the workers listen, as the first of them reported it. */
@@ -39,15 +27,9 @@ export interface Workers {
  */
 export async function startWorkers (count: number, env: Record<string, string>, log: (message: string) => void): Promise<Workers> {
   let stopping = false
-  const aggregator = new AggregatorRegistry()
   const fork = (): Worker => {
     const worker = cluster.fork(env)
-    worker.on('message', (message: unknown) => {
-      if (!isMetricsMessage(message)) return
-      aggregator.clusterMetrics().then(
-        (text) => worker.send({ type: METRICS_REQUEST, id: message.id, text }),
-        (error: Error) => worker.send({ type: METRICS_REQUEST, id: message.id, error: error.message }))
-    })
+    answerScrapes(worker)
     return worker
   }
   const started = Array.from({ length: count }, fork)
@@ -95,35 +77,4 @@ async function stopAll (): Promise<void> {
     worker.process.kill('SIGTERM')
     await exited
   }))
-}
-
-/** In a worker: lets the primary read `registry` when it sums the workers' metrics. */
-export function offerMetrics (registry: Registry): void {
-  AggregatorRegistry.setRegistries([registry])
-  // Its constructor is what makes a worker answer the primary's requests.
-  void new AggregatorRegistry()
-}
-
-let nextRequest = 0
-const waiting = new Map<number, { resolve: (text: string) => void, reject: (error: Error) => void }>()
-
-/** In a worker: the metrics of every worker, summed by the primary. */
-export async function clusterScrape (): Promise<Scrape> {
-  if (waiting.size === 0) process.on('message', onMetricsAnswer)
-  const id = ++nextRequest
-  const text = await new Promise<string>((resolve, reject) => {
-    waiting.set(id, { resolve, reject })
-    process.send!({ type: METRICS_REQUEST, id })
-  })
-  return { contentType: Registry.PROMETHEUS_CONTENT_TYPE, text }
-}
-
-function onMetricsAnswer (message: unknown): void {
-  if (!isMetricsMessage(message)) return
-  const request = waiting.get(message.id)
-  if (request === undefined) return
-  waiting.delete(message.id)
-  if (waiting.size === 0) process.off('message', onMetricsAnswer)
-  if (message.text !== undefined) request.resolve(message.text)
-  else request.reject(new Error(message.error ?? 'the primary rendered no metrics'))
 }
