@@ -1,4 +1,5 @@
 import type { RedisClient } from '../../src/redis/plugin.js'
+import { versionKeyOf } from '../helpers/app.js'
 
 /** More keys than this in the rig's Redis is a leak of the suite itself (cases delete their own keys). */
 const MAX_KEYS = 20_000
@@ -93,7 +94,7 @@ export async function sentinels (redis: RedisClient, prefix: string): Promise<vo
   const commands = outsideSentinels(prefix).map(([, command]) => command)
   for (const key of NEIGHBOURS) {
     commands.push(['JSON.SET', prefix + key, '$', JSON.stringify({ neighbour: key, list: [1, 2, 3] })])
-    commands.push(['SET', `${prefix + key}\u001fversion`, '1:'])
+    commands.push(['SET', versionKeyOf(prefix, key), '1:'])
   }
   const multi = redis.multi().del(sentinelKeys(prefix))
   for (const command of commands) multi.addCommand(command)

@@ -5,6 +5,7 @@ import { expect } from 'vitest'
 import { whenDone } from '../helpers/cleanup.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
 import { buildApp } from '../../src/app.js'
+import { versionKeyOf } from '../helpers/app.js'
 import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 import { busyBound, type BusyLog } from './busy.js'
@@ -212,5 +213,5 @@ export function timeoutFor (runs: number): number {
 
 /** Keys of the case's document: the JSON key and its version record. */
 export function documentKeys (rig: Rig, key: string | undefined): string[] {
-  return key === undefined ? [] : [rig.prefix + key, `${rig.prefix + key}\u001fversion`]
+  return key === undefined ? [] : [rig.prefix + key, versionKeyOf(rig.prefix, key)]
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
-  buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, send, uniqueKey
+  buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, send, uniqueKey, versionKeyOf
 } from '../helpers/app.js'
 
 const MAX = 2048
@@ -8,7 +8,7 @@ const app = await buildTestApp({ limits: { documentBytes: MAX, replyBytes: 8 * M
 const redis = await connectRedis()
 
 const stored = (key: string) => redis.sendCommand<string | null>(['JSON.GET', app.keyPrefix + key])
-const record = (key: string) => redis.get(`${app.keyPrefix}${key}\u001fversion`)
+const record = (key: string) => redis.get(versionKeyOf(app.keyPrefix, key))
 
 /** A document of about `bytes` bytes of RedisJSON text: {"pad":"xxx..."}. */
 function padded (bytes: number) {
@@ -96,7 +96,7 @@ describe('MAX_DOCUMENT_BYTES bounds every document after any write', () => {
     await put(app, `/docs/${key}?ttl=100`, padded(MAX - 300))
     expect((await put(app, `/docs/${key}/more`, 'z'.repeat(200))).statusCode).toBe(201)
     expect(await redis.pTTL(app.keyPrefix + key)).toBeGreaterThan(90_000)
-    expect(await redis.pTTL(`${app.keyPrefix}${key}\u001fversion`)).toBeGreaterThan(90_000)
+    expect(await redis.pTTL(versionKeyOf(app.keyPrefix, key))).toBeGreaterThan(90_000)
   })
 
   it('refuses a batch item over the limit on its own, and writes the others', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, uniqueKey, versionKeyOf } from '../helpers/app.js'
 import { eventually } from '../helpers/local-redis.js'
 
 const app = await buildTestApp()
@@ -23,7 +23,7 @@ describe('a TTL given with a write applies with it', () => {
     const pttl = await redis.pTTL(app.keyPrefix + key)
     expect(pttl).toBeGreaterThan(95_000)
     expect(pttl).toBeLessThanOrEqual(100_000)
-    expect(await redis.pTTL(`${app.keyPrefix}${key}\u001fversion`)).toBeGreaterThan(95_000)
+    expect(await redis.pTTL(versionKeyOf(app.keyPrefix, key))).toBeGreaterThan(95_000)
     expect((await get(app, `/docs/${key}`)).headers['expires-in']).toMatch(/^(99|100)$/)
   })
 
@@ -33,7 +33,7 @@ describe('a TTL given with a write applies with it', () => {
     await put(app, `/docs/${key}/a`, 2)
     expect(await redis.pTTL(app.keyPrefix + key)).toBeGreaterThan(0)
     await eventually(async () => (await get(app, `/docs/${key}`)).statusCode === 404, 5000)
-    expect(await redis.exists(`${app.keyPrefix}${key}\u001fversion`)).toBe(0)
+    expect(await redis.exists(versionKeyOf(app.keyPrefix, key))).toBe(0)
   })
 
   it('refuses a TTL that is not a positive number of seconds', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, connectRedis, get, jsonPatch, put, send, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, jsonPatch, put, send, uniqueKey, versionKeyOf } from '../helpers/app.js'
 
 const app = await buildTestApp()
 const redis = await connectRedis()
@@ -42,7 +42,7 @@ describe('JSON Patch applies all operations or none', () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { a: 1, list: [1, 2, 3], nested: { keep: true } })
     const before = await redis.sendCommand(['JSON.GET', app.keyPrefix + key])
-    const versionBefore = await redis.get(`${app.keyPrefix}${key}\u001fversion`)
+    const versionBefore = await redis.get(versionKeyOf(app.keyPrefix, key))
     const response = await jsonPatch(app, `/docs/${key}`, [
       { op: 'add', path: '/b', value: 2 },
       { op: 'remove', path: '/list/0' },
@@ -52,7 +52,7 @@ describe('JSON Patch applies all operations or none', () => {
     expect(response.statusCode).toBe(409)
     expect(response.json()).toMatchObject({ code: 'DOCS_ERR_PATCH_FAILED', operation: 3, path: '/a' })
     expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
-    expect(await redis.get(`${app.keyPrefix}${key}\u001fversion`)).toBe(versionBefore)
+    expect(await redis.get(versionKeyOf(app.keyPrefix, key))).toBe(versionBefore)
     expect(await redis.keys(`${app.keyPrefix}${key}\u001f[ws]*`)).toEqual([])
   })
 

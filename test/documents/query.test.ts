@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, connectRedis, get, put, send, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, put, send, uniqueKey, versionKeyOf } from '../helpers/app.js'
 
 const app = await buildTestApp()
 const redis = await connectRedis()
@@ -137,14 +137,14 @@ describe('JSONPath costs are bounded before RedisJSON does the work', () => {
   it('measures a document whose record predates sizes once, and keeps what it found', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { a: { b: [1, 2] } })
-    const recordKey = `${app.keyPrefix}${key}\u001fversion`
+    const recordKey = versionKeyOf(app.keyPrefix, key)
     const version = (await redis.get(recordKey))!.split(':')[0]!
     await redis.set(recordKey, version)
     expect((await getPath(key, '$..b')).json()).toEqual([[1, 2]])
     expect(await redis.get(recordKey)).toBe(`${version}::17:3`)
     await redis.sendCommand(['JSON.SET', `${app.keyPrefix}${key}-outside`, '$', '{"a":{"b":1}}'])
     expect((await getPath(`${key}-outside`, '$..b')).json()).toEqual([1])
-    expect(await redis.exists(`${app.keyPrefix}${key}-outside\u001fversion`)).toBe(0)
+    expect(await redis.exists(versionKeyOf(app.keyPrefix, `${key}-outside`))).toBe(0)
   })
 })
 

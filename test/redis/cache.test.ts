@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { MAX_CACHED_LENGTH } from '../../src/redis/cache.js'
 import {
-  buildTestApp, connectRedis, operate, overSocket, patch, put, remove, send, uniqueKey
+  buildTestApp, connectRedis, operate, overSocket, patch, put, remove, send, uniqueKey, versionKeyOf
 } from '../helpers/app.js'
 import { eventually } from '../helpers/local-redis.js'
 
@@ -93,7 +93,7 @@ describe('reads served from the client-side cache', () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}?ttl=0.2`, { short: true })
     await cachedRead(app, `/docs/${key}`)
-    const record = await redis.get(`${app.keyPrefix + key}\u001fversion`)
+    const record = await redis.get(versionKeyOf(app.keyPrefix, key))
     const expiresAt = Number(record?.split(':')[1])
     expect(expiresAt).toBeGreaterThan(Date.now())
     await eventually(async () => Date.now() > expiresAt + 1, 5000)

@@ -12,6 +12,7 @@ import type { SchemaRules } from '../../collections/rules.js'
 import type { ValidationPool } from '../../collections/validation-pool.js'
 import type { KeyedQueue } from './keyed-queue.js'
 import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
+import { keyBeside } from '../../redis/slots.js'
 
 export interface DocumentStoreOptions {
   keyPrefix: string
@@ -44,19 +45,26 @@ export interface VersionRecord {
 export type ScriptReply = [status: string, version?: string | null, value?: unknown, expiresAt?: string | null]
 
 /** Suffix of the key holding a document's version record: control characters never occur in client keys. */
-const VERSION_SUFFIX = '\u001fversion'
+export const VERSION_SUFFIX = '\u001fversion'
 const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
+
+/**
+ * A key for data of the document at `key` (its version record, a scratch copy), `<prefix>{tag}<key><suffix>`:
+ * the tag puts it in the document's own hash slot, so that one script may reach both on a Redis Cluster,
+ * whatever braces the document's key holds. The document's own key is `<prefix><key>`, as always.
+ */
+export function derivedKeyOf (context: Pick<StoreContext, 'keyPrefix'>, key: string, suffix: string): string {
+  return keyBeside(context.keyPrefix + key, context.keyPrefix, key + suffix)
+}
 
 /** The Redis keys holding a document: the JSON document and its version record. */
 export function documentKeysOf (context: StoreContext, key: string): [doc: string, ver: string] {
-  const doc = context.keyPrefix + key
-  return [doc, doc + VERSION_SUFFIX]
+  return [context.keyPrefix + key, derivedKeyOf(context, key, VERSION_SUFFIX)]
 }
 
 /** The Redis keys of a document: the JSON document, its version record, then two scratch keys. */
 export function keysOf (context: StoreContext, key: string): string[] {
-  const [doc, ver] = documentKeysOf(context, key)
-  return [doc, ver, ...SCRATCH_SUFFIXES.map((suffix) => doc + suffix)]
+  return [...documentKeysOf(context, key), ...SCRATCH_SUFFIXES.map((suffix) => derivedKeyOf(context, key, suffix))]
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */

@@ -1,0 +1,63 @@
+/*
+ * Redis Cluster's hash slots, computed here as Redis computes them: so that every key the service derives
+ * from a document (its version record, its scratch keys) lands in the document's own slot, where one
+ * script may reach them all, whatever braces the document's key holds.
+ */
+
+export const SLOTS = 16384
+
+const CRC16_TABLE = (() => {
+  const table = new Uint16Array(256)
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte << 8
+    for (let bit = 0; bit < 8; bit++) crc = (crc & 0x8000) !== 0 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
+    table[byte] = crc
+  }
+  return table
+})()
+
+function crc16 (bytes: Uint8Array, from: number, to: number): number {
+  let crc = 0
+  for (let index = from; index < to; index++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ bytes[index]!) & 0xff]!
+  return crc
+}
+
+const OPEN = 0x7b
+const CLOSE = 0x7d
+
+/** The slot of a key: CRC16 (XMODEM) of its hash tag (the bytes between its first `{` and the next `}`, when any), else of the whole key. */
+export function slotOf (key: string): number {
+  const bytes = Buffer.from(key, 'utf8')
+  const open = bytes.indexOf(OPEN)
+  if (open !== -1) {
+    const close = bytes.indexOf(CLOSE, open + 1)
+    if (close > open + 1) return crc16(bytes, open + 1, close) % SLOTS
+  }
+  return crc16(bytes, 0, bytes.length) % SLOTS
+}
+
+let tags: string[] | undefined
+
+/** A short tag without braces whose slot is `slot`: `{tag}` in a key puts the key there. The table is built once (about 160k CRCs). */
+export function tagOfSlot (slot: number): string {
+  if (tags === undefined) {
+    const found: string[] = new Array<string>(SLOTS)
+    let missing = SLOTS
+    for (let candidate = 0; missing > 0; candidate++) {
+      const tag = candidate.toString(36)
+      const bytes = Buffer.from(tag, 'latin1')
+      const at = crc16(bytes, 0, bytes.length) % SLOTS
+      if (found[at] === undefined) {
+        found[at] = tag
+        missing--
+      }
+    }
+    tags = found
+  }
+  return tags[slot]!
+}
+
+/** A key for data that belongs to `key`, in its slot: `prefix{tag}rest`. */
+export function keyBeside (key: string, prefix: string, rest: string): string {
+  return `${prefix}{${tagOfSlot(slotOf(key))}}${rest}`
+}
