@@ -1,24 +1,15 @@
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from 'redis'
 import { provisionedBinaries } from '../../src/redis/local-server.js'
 import { whenDone } from './cleanup.js'
 import { eventually } from './local-redis.js'
+import { freePort } from './ports.js'
 import { provisionLocalRedis } from './provision.js'
 
-const SLOTS = 16384
-
-async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
+import { SLOTS } from '../../src/redis/slots.js'
 
 export interface LocalCluster {
   /** host:port of every master, as REDIS_CLUSTER_NODES takes them. */

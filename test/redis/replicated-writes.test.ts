@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -10,15 +8,8 @@ import { createRedisClient } from '../../src/redis/plugin.js'
 import { buildTestApp, get, put, send } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { eventually } from '../helpers/local-redis.js'
+import { freePort } from '../helpers/ports.js'
 import { provisionLocalRedis } from '../helpers/provision.js'
-
-async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
 
 /** A redis-server with the modules on a loopback TCP port (replication needs TCP), killed after the test. */
 async function startTcpRedis (extra: string[] = []) {
