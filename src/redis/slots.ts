@@ -25,9 +25,24 @@ function crc16 (bytes: Uint8Array, from: number, to: number): number {
 const OPEN = 0x7b
 const CLOSE = 0x7d
 
+const BEYOND_ASCII = /[\u0080-\u{10FFFF}]/u
+
 /** The slot of a key: CRC16 (XMODEM) of its hash tag (the bytes between its first `{` and the next `}`, when any), else of the whole key. */
 export function slotOf (key: string): number {
-  const bytes = Buffer.from(key, 'utf8')
+  if (BEYOND_ASCII.test(key)) return slotOfBytes(Buffer.from(key, 'utf8'))
+  // ASCII: each character is its byte, and no Buffer is needed.
+  let [from, to] = [0, key.length]
+  const open = key.indexOf('{')
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1)
+    if (close > open + 1) [from, to] = [open + 1, close]
+  }
+  let crc = 0
+  for (let index = from; index < to; index++) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ key.charCodeAt(index)) & 0xff]!
+  return crc % SLOTS
+}
+
+function slotOfBytes (bytes: Buffer): number {
   const open = bytes.indexOf(OPEN)
   if (open !== -1) {
     const close = bytes.indexOf(CLOSE, open + 1)

@@ -6,7 +6,7 @@ import { whenDone } from './cleanup.js'
 import { buildApp, type BuildOptions } from '../../src/app.js'
 import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
-import { derivedKeyOf, VERSION_SUFFIX } from '../../src/documents/store/context.js'
+import { derivedKeysOf, VERSION_SUFFIX } from '../../src/documents/store/context.js'
 
 /**
  * What a test may change of the configuration: any setting, any one of the cost limits, and `adminToken`:
@@ -110,5 +110,5 @@ export function uniqueKey (label = 'doc'): string {
 
 /** The Redis key of the version record of the document at `key`, under `keyPrefix` (in the document's hash slot). */
 export function versionKeyOf (keyPrefix: string, key: string): string {
-  return derivedKeyOf({ keyPrefix }, key, VERSION_SUFFIX)
+  return derivedKeysOf({ keyPrefix }, key, [VERSION_SUFFIX])[0]!
 }

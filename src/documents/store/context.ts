@@ -49,22 +49,24 @@ export const VERSION_SUFFIX = '\u001fversion'
 const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
 
 /**
- * A key for data of the document at `key` (its version record, a scratch copy), `<prefix>{tag}<key><suffix>`:
- * the tag puts it in the document's own hash slot, so that one script may reach both on a Redis Cluster,
- * whatever braces the document's key holds. The document's own key is `<prefix><key>`, as always.
+ * Keys for data of the document at `key` (its version record, scratch copies), `<prefix>{tag}<key><suffix>`,
+ * one per suffix: the tag puts them in the document's own hash slot, so that one script may reach them all on
+ * a Redis Cluster, whatever braces the document's key holds. The slot is computed once. The document's own
+ * key is `<prefix><key>`, as always.
  */
-export function derivedKeyOf (context: Pick<StoreContext, 'keyPrefix'>, key: string, suffix: string): string {
-  return keyBeside(context.keyPrefix + key, context.keyPrefix, key + suffix)
+export function derivedKeysOf (context: Pick<StoreContext, 'keyPrefix'>, key: string, suffixes: readonly string[]): string[] {
+  const tagged = keyBeside(context.keyPrefix + key, context.keyPrefix, key)
+  return suffixes.map((suffix) => tagged + suffix)
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */
 export function documentKeysOf (context: StoreContext, key: string): [doc: string, ver: string] {
-  return [context.keyPrefix + key, derivedKeyOf(context, key, VERSION_SUFFIX)]
+  return [context.keyPrefix + key, derivedKeysOf(context, key, [VERSION_SUFFIX])[0]!]
 }
 
-/** The Redis keys of a document: the JSON document, its version record, then two scratch keys. */
-export function keysOf (context: StoreContext, key: string): string[] {
-  return [...documentKeysOf(context, key), ...SCRATCH_SUFFIXES.map((suffix) => derivedKeyOf(context, key, suffix))]
+/** The Redis keys of a document: the JSON document, its version record, two scratch keys, then one per extra suffix. */
+export function keysOf (context: StoreContext, key: string, extraSuffixes: readonly string[] = []): string[] {
+  return [context.keyPrefix + key, ...derivedKeysOf(context, key, [VERSION_SUFFIX, ...SCRATCH_SUFFIXES, ...extraSuffixes])]
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */

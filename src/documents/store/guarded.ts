@@ -5,7 +5,7 @@ import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { SchemaSource } from '../../collections/validation-protocol.js'
 import type { Violation } from '../../collections/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
-import { call, derivedKeyOf, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
+import { call, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
 
 /**
  * How a write's result is checked against its collection's schema: 'result' previews the write and
@@ -80,7 +80,8 @@ interface GuardedWrite {
 /** One attempt: preview and validate when the rules ask for it, then write unless the document moved on. */
 async function writeOnce ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite,
   rules: WriteRules): Promise<ScriptReply> {
-  const keys = [...keysOf(context, address.key), rules.schemaKey, derivedKeyOf(context, address.key, COPY_SUFFIX)]
+  const [doc, ver, work, scratch, copy] = keysOf(context, address.key, [COPY_SUFFIX])
+  const keys = [doc!, ver!, work!, scratch!, rules.schemaKey, copy!]
   const exec = (base: string, preview: boolean) => {
     const reply = script.run<ScriptReply>(preview ? context.client : context.writer, keys,
       [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])

@@ -1,6 +1,6 @@
 import type { RedisClient } from '../../redis/plugin.js'
 import { slotOf, tagOfSlot } from '../../redis/slots.js'
-import { derivedKeyOf, VERSION_SUFFIX } from './context.js'
+import { derivedKeysOf, VERSION_SUFFIX } from './context.js'
 import { escapeGlob } from './reads.js'
 
 /*
@@ -41,7 +41,7 @@ export async function upgradeLayout (client: RedisClient, keyPrefix: string): Pr
     const renamed = await Promise.all(outdated.map((record) => {
       const key = record.slice(keyPrefix.length, -VERSION_SUFFIX.length)
       // A record written in layout 2 meanwhile is the newer: the old one is dropped.
-      return client.sendCommand<number>(['RENAMENX', record, derivedKeyOf({ keyPrefix }, key, VERSION_SUFFIX)])
+      return client.sendCommand<number>(['RENAMENX', record, derivedKeysOf({ keyPrefix }, key, [VERSION_SUFFIX])[0]!])
         .then(async (done) => done === 1 || (await client.sendCommand<number>(['DEL', record]), false), () => false)
     }))
     moved += renamed.filter(Boolean).length
