@@ -76,6 +76,8 @@ export class FunctionLibrary {
   readonly source: string
   readonly #functionOf = new Map<LuaUnit, string>()
   readonly #scriptOf = new Map<string, LuaUnit>()
+  /** The load in progress: calls that find the library missing at once share it, so Redis compiles it once. */
+  #loading: Promise<void> | undefined
 
   /** Any units will do: the service's scripts, or a test's probes of the shared Lua. */
   constructor (readonly scripts: readonly LuaUnit[]) {
@@ -104,7 +106,8 @@ end${flags} }`
   }
 
   async load (client: CommandSender): Promise<void> {
-    await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', this.source])
+    this.#loading ??= client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', this.source]).then(() => {}).finally(() => { this.#loading = undefined })
+    await this.#loading
   }
 
   /** FCALL of the script's function; when Redis does not hold the library (a new Redis, FUNCTION FLUSH), loads it first. */

@@ -48,3 +48,19 @@ describe('the function library', () => {
     expect(etags.size).toBe(5)
   })
 })
+
+describe('a Redis without the library', () => {
+  it('gets it loaded once however many requests find it missing at once', async () => {
+    const redis = await startOwnRedis()
+    const app = await buildTestApp({ redis: { socketPath: redis.socketPath } })
+    const admin = await adminOf(redis.socketPath)
+    const key = uniqueKey()
+    expect((await put(app, `/docs/${key}`, { n: 0 })).statusCode).toBe(201)
+    await admin.sendCommand(['FUNCTION', 'FLUSH'])
+    await admin.sendCommand(['CONFIG', 'RESETSTAT'])
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, n) => put(app, `/docs/${key}/n`, n)))
+    for (const answer of answers) expect(answer.statusCode).toBe(200)
+    const stats = String(await admin.sendCommand(['INFO', 'commandstats']))
+    expect(Number(/cmdstat_function\|load:calls=(\d+)/.exec(stats)?.[1])).toBe(1)
+  })
+})
