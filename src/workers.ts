@@ -51,7 +51,6 @@ export async function startWorkers (count: number, env: Record<string, string>, 
     cluster.on('listening', onListening)
     cluster.on('exit', onExit)
   }).catch(async (error: unknown) => {
-    stopping = true
     await stopAll()
     throw error
   })

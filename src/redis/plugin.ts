@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { createClient } from 'redis'
 import { BoundedClientSideCache, cacheableReads } from './cache.js'
-import { describeConnection, type RedisConnection } from './connection.js'
+import { clientOptions, describeConnection, reconnectDelay, type RedisConnection } from './connection.js'
 import { watchConnection } from './connection-watch.js'
 import { replicatedWrites, type CommandSender } from './replicated-writes.js'
 
@@ -22,7 +22,6 @@ const REPLICATED_WRITE_CONNECTIONS = 32
 
 /** Connection attempts at start-up before giving up; once connected, reconnection never stops. */
 const STARTUP_ATTEMPTS = 5
-const MAX_RECONNECT_DELAY_MS = 1000
 /** Commands queued or awaiting replies before new ones fail: bounds memory while Redis stalls. */
 const MAX_QUEUED_COMMANDS = 100_000
 
@@ -45,21 +44,13 @@ declare module 'fastify' {
 export function createRedisClient ({ connection, commandTimeoutMs, cacheMaxEntries = 0, trackedPrefix = '' }: RedisPluginOptions) {
   let connectedOnce = false
   const client = createClient({
-    ...('url' in connection ? { url: connection.url } : {}),
-    RESP: 3,
+    ...clientOptions(connection, commandTimeoutMs, (retries: number, cause: Error) => {
+      if (!connectedOnce && retries >= STARTUP_ATTEMPTS) return cause
+      return reconnectDelay(retries)
+    }),
     modules: { text: cacheableReads },
     ...(cacheMaxEntries > 0 ? { clientSideCache: new BoundedClientSideCache({ maxEntries: cacheMaxEntries, trackedPrefix }) } : {}),
-    disableOfflineQueue: true,
-    commandsQueueMaxLength: MAX_QUEUED_COMMANDS,
-    commandOptions: { timeout: 0 },
-    socket: {
-      ...('socketPath' in connection ? { path: connection.socketPath } : {}),
-      connectTimeout: commandTimeoutMs,
-      reconnectStrategy: (retries: number, cause: Error) => {
-        if (!connectedOnce && retries >= STARTUP_ATTEMPTS) return cause
-        return Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS)
-      }
-    }
+    commandsQueueMaxLength: MAX_QUEUED_COMMANDS
   })
   client.on('ready', () => { connectedOnce = true })
   return client

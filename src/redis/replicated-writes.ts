@@ -1,6 +1,6 @@
 import { createClientPool } from 'redis'
 import { ReplicationTimeoutError } from '../errors.js'
-import type { RedisConnection } from './connection.js'
+import { clientOptions, type RedisConnection } from './connection.js'
 
 /** What runs a write: the shared client, or with WRITE_REPLICAS a pool whose writes wait for replicas. */
 export interface CommandSender {
@@ -27,17 +27,9 @@ export interface ReplicatedWritesOptions {
  * failover, so its outcome is unknown.
  */
 export async function replicatedWrites ({ connection, replicas, timeoutMs, connectTimeoutMs, connections }: ReplicatedWritesOptions) {
-  const pool = createClientPool({
-    ...('url' in connection ? { url: connection.url } : {}),
-    RESP: 3,
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-    socket: {
-      ...('socketPath' in connection ? { path: connection.socketPath } : {}),
-      connectTimeout: connectTimeoutMs,
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000)
-    }
-  }, { minimum: 1, maximum: connections, acquireTimeout: connectTimeoutMs })
+  const pool = createClientPool(clientOptions(connection, connectTimeoutMs),
+    { minimum: 1, maximum: connections, acquireTimeout: connectTimeoutMs })
+  // A connection's errors reach the writes on it, as 503s; the pool's event would only repeat them.
   pool.on('error', () => {})
   await pool.connect()
   const sender: CommandSender = {
