@@ -35,9 +35,8 @@ declare module 'fastify' {
 }
 
 /** Renders at most once at a time: concurrent scrapes share the rendering in progress. */
-function sharedScrape (registry: Registry): () => Promise<Scrape> {
+function sharedScrape (render: () => Promise<Scrape>): () => Promise<Scrape> {
   let rendering: Promise<Scrape> | undefined
-  const render = async () => ({ contentType: registry.contentType, text: await registry.metrics() })
   return () => rendering ??= render().finally(() => { rendering = undefined })
 }
 
@@ -68,7 +67,9 @@ export default fp<MetricsOptions>(async function metricsPlugin (app, options) {
 
   // With WORKERS, a scrape answers for every worker: the primary sums their registries.
   if (cluster.isWorker) offerMetrics(registry)
-  const scrape = cluster.isWorker ? clusterScrape : sharedScrape(registry)
+  const scrape = sharedScrape(cluster.isWorker
+    ? clusterScrape
+    : async () => ({ contentType: registry.contentType, text: await registry.metrics() }))
   app.decorate('metrics', { scrape })
   if (options.listener !== undefined) {
     const server = await listenForScrapes(scrape, { ...options.listener, http: options.http, retryAfterSeconds: options.retryAfterSeconds, log: app.log })
