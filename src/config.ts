@@ -5,7 +5,7 @@ import { accessEnvironmentSchema, accessSettingsFrom, type AccessSettings } from
 import { parseRateLimit, type RateLimits } from './access/rate-limit.js'
 import { parseCorsOrigins, type CorsOrigins } from './http/cors.js'
 import type { HttpServerSettings } from './http/server.js'
-import type { RedisConnection } from './redis/connection.js'
+import { clusterNodesOf, type RedisConnection } from './redis/connection.js'
 import type { ValidationSettings } from './collections/validation-pool.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
@@ -24,6 +24,7 @@ export const environmentSchema = {
     },
     LOG_REQUESTS: { type: 'boolean', default: false },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    REDIS_CLUSTER_NODES: { type: 'string', minLength: 1 },
     DATA_DIR: { type: 'string', minLength: 1, default: 'data' },
     KEY_PREFIX: { type: 'string', default: 'jsondocs:' },
     COLLECTION_SEPARATOR: { type: 'string', minLength: 1, maxLength: 16, pattern: '^[^\\u0000-\\u001f\\u007f]+$', default: ':' },
@@ -129,6 +130,12 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   }
   if (environment.WRITE_REPLICAS > 0 && environment.WRITE_REPLICAS_TIMEOUT_MS >= environment.REDIS_TIMEOUT_MS) {
     throw new Error('env/WRITE_REPLICAS_TIMEOUT_MS must be less than REDIS_TIMEOUT_MS: a write\'s wait for its replicas is part of its call to Redis')
+  }
+  if (environment.REDIS_CLUSTER_NODES !== undefined) {
+    if (environment.REDIS_URL !== undefined) throw new Error('env: set REDIS_URL or REDIS_CLUSTER_NODES, not both')
+    if (clusterNodesOf(environment.REDIS_CLUSTER_NODES) === undefined) {
+      throw new Error('env/REDIS_CLUSTER_NODES must list host:port or redis:// URLs, comma-separated')
+    }
   }
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { buildApp } from './app.js'
 import { appConfigFrom, loadEnvironment, type Environment } from './config.js'
-import type { RedisConnection } from './redis/connection.js'
+import { clusterNodesOf, type RedisConnection } from './redis/connection.js'
 import { startLocalRedis, type LocalRedis } from './redis/local-server.js'
 import { startWorkers, WORKER_REDIS_SOCKET } from './workers.js'
 
@@ -17,9 +17,10 @@ export interface RunningServer {
   close (): Promise<void>
 }
 
-/** Without REDIS_URL, the embedded Redis: started and supervised here, or, in a worker, the primary's. */
+/** Without REDIS_URL or REDIS_CLUSTER_NODES, the embedded Redis: started and supervised here, or, in a worker, the primary's. */
 async function redisFor (environment: Environment): Promise<{ connection: RedisConnection, embedded?: LocalRedis }> {
   if (environment.REDIS_URL) return { connection: { url: environment.REDIS_URL } }
+  if (environment.REDIS_CLUSTER_NODES) return { connection: { clusterNodes: clusterNodesOf(environment.REDIS_CLUSTER_NODES)! } }
   const primarySocket = cluster.isWorker ? process.env[WORKER_REDIS_SOCKET] : undefined
   if (primarySocket) return { connection: { socketPath: primarySocket } }
   const embedded = await startLocalRedis({

@@ -6,6 +6,7 @@ import { requestObserver } from '../../src/metrics/http-metrics.js'
 import { observeRedisCalls } from '../../src/metrics/redis-calls.js'
 import { startLocalRedis } from '../../src/redis/local-server.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
+import { singleRedis } from '../../src/redis/single.js'
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
@@ -62,7 +63,8 @@ async function timeRedisCalls (work: string, rounds: number): Promise<{ off: num
     const on: number[] = []
     for (let round = 0; round < rounds; round++) {
       off.push(await calls(50_000))
-      const stop = observeRedisCalls(client, client, durations)
+      const observed = singleRedis(client)
+      const stop = observeRedisCalls(observed, observed, durations)
       on.push(await calls(50_000))
       stop()
     }

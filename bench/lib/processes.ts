@@ -118,6 +118,7 @@ export function startCeiling (root: string, logLevel: string): Promise<Measured>
  * versioned gateway on the same fastify and node-redis does, run with the service's node options.
  */
 export function startFloor (root: string, logLevel: string, redis: RedisConnection, keyPrefix: string): Promise<Measured> {
+  if ('clusterNodes' in redis) throw new Error('the floor server runs on a single Redis')
   const where: Record<string, string> = 'url' in redis ? { REDIS_URL: redis.url, REDIS_SOCKET: '' } : { REDIS_SOCKET: redis.socketPath }
   return startBenchProcess(root, 'floor-server.mjs', 'the floor server', { LOG_LEVEL: logLevel, KEY_PREFIX: keyPrefix, ...where })
 }

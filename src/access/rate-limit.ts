@@ -1,7 +1,7 @@
 import { LruMap } from 'toad-cache'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
-import type { RedisClient } from '../redis/plugin.js'
+import type { CommandSender } from '../redis/redis.js'
 import { RIGHTS, type Right } from './scopes.js'
 
 /** One budget of RATE_LIMIT: this many requests per window, per credential (per client address without one). */
@@ -90,12 +90,12 @@ export interface Admission {
  */
 export class RateLimiter {
   readonly #limit: RateLimit
-  readonly #client: RedisClient
+  readonly #client: CommandSender
   readonly #keyPrefix: string
   readonly #timeoutMs: number
   readonly #leases = new LruMap<Lease>(IDENTITIES_KEPT)
 
-  constructor (limit: RateLimit, client: RedisClient, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
+  constructor (limit: RateLimit, client: CommandSender, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
     this.#limit = limit
     this.#client = client
     this.#keyPrefix = keyPrefix

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
-import type { RedisClient } from '../redis/plugin.js'
-import type { CommandSender } from '../redis/replicated-writes.js'
+import type { CommandSender } from '../redis/redis.js'
 import type { Scope } from './scopes.js'
 
 /**
@@ -30,30 +29,24 @@ export interface TokenInfo {
 /** What a credential grants, and until when (epoch ms) an instance may trust it without asking again. */
 export interface Verified { scopes: Scope[], until: number }
 
-/** KEYS: token hash, index. ARGV: id, secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
+/** KEYS: token hash. ARGV: secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
 const createScript = new LuaScript('create-token', `
-redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'scopes', ARGV[3], 'label', ARGV[4], 'created', ARGV[5])
-local expires = '+inf'
-if ARGV[6] ~= '' then
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
-  expires = tostring(tonumber(ARGV[5]) + tonumber(ARGV[6]))
-end
-redis.call('ZADD', KEYS[2], expires, ARGV[1])
+redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'scopes', ARGV[2], 'label', ARGV[3], 'created', ARGV[4])
+if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
 return 1
-`)
-
-/** KEYS: token hash, index. ARGV: id. */
-const revokeScript = new LuaScript('revoke-token', `
-redis.call('ZREM', KEYS[2], ARGV[1])
-return redis.call('DEL', KEYS[1])
 `)
 
 function sha256 (text: string): Buffer {
   return createHash('sha256').update(text).digest()
 }
 
-/** The tokens every instance sharing the Redis knows. */
-export function createTokenStore (client: RedisClient, writer: CommandSender, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
+/**
+ * The tokens every instance sharing the Redis knows. A token and the index that lists it are keys in
+ * slots of their own (a cluster may hold them on different masters), so they change one after the
+ * other, in the order that never leaves a token unlisted: listed before it exists, unlisted after it is
+ * gone. The listing skips what is listed but gone.
+ */
+export function createTokenStore (client: CommandSender, writer: CommandSender, { keyPrefix, timeoutMs }: { keyPrefix: string, timeoutMs: number }) {
   const indexKey = keyPrefix + INDEX_SUFFIX
   const keyOf = (id: string) => keyPrefix + TOKEN_INFIX + id
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
@@ -63,8 +56,11 @@ export function createTokenStore (client: RedisClient, writer: CommandSender, { 
       const id = randomBytes(16).toString('hex')
       const secret = randomBytes(32).toString('base64url')
       const ttlMs = ttlSeconds === undefined ? '' : String(Math.max(1, Math.round(ttlSeconds * 1000)))
-      await bounded(createScript.run(writer, [keyOf(id), indexKey],
-        [id, sha256(secret).toString('hex'), JSON.stringify(scopes), label ?? '', String(Date.now()), ttlMs]))
+      const created = Date.now()
+      const expires = ttlMs === '' ? '+inf' : String(created + Number(ttlMs))
+      await bounded(writer.send(indexKey, ['ZADD', indexKey, expires, id]))
+      await bounded(createScript.run(writer, [keyOf(id)],
+        [sha256(secret).toString('hex'), JSON.stringify(scopes), label ?? '', String(created), ttlMs]))
       return { id, token: `jdt.${id}.${secret}` }
     },
 
@@ -76,8 +72,8 @@ export function createTokenStore (client: RedisClient, writer: CommandSender, { 
       const [, id, secret] = match as unknown as [string, string, string]
       // Sent together: node-redis writes both in one round trip.
       const [[hash, scopes], ttl] = await bounded(Promise.all([
-        client.sendCommand<[string | null, string | null]>(['HMGET', keyOf(id), 'hash', 'scopes']),
-        client.sendCommand<number>(['PTTL', keyOf(id)])
+        client.send<[string | null, string | null]>(keyOf(id), ['HMGET', keyOf(id), 'hash', 'scopes']),
+        client.send<number>(keyOf(id), ['PTTL', keyOf(id)])
       ]))
       if (hash === null || scopes === null) return undefined
       const expected = Buffer.from(hash, 'hex')
@@ -88,11 +84,11 @@ export function createTokenStore (client: RedisClient, writer: CommandSender, { 
 
     /** Every live token, without secrets; forgets the expired ones on the way. */
     async list (): Promise<TokenInfo[]> {
-      await bounded(client.sendCommand(['ZREMRANGEBYSCORE', indexKey, '-inf', String(Date.now())]))
-      const ids = await bounded(client.sendCommand<string[]>(['ZRANGE', indexKey, '0', '-1']))
+      await bounded(client.send(indexKey, ['ZREMRANGEBYSCORE', indexKey, '-inf', String(Date.now())]))
+      const ids = await bounded(client.send<string[]>(indexKey, ['ZRANGE', indexKey, '0', '-1']))
       const records = await bounded(Promise.all(ids.map((id) =>
-        client.sendCommand<Array<string | null>>(['HMGET', keyOf(id), 'scopes', 'label', 'created']))))
-      const expiries = await bounded(Promise.all(ids.map((id) => client.sendCommand<number>(['PTTL', keyOf(id)]))))
+        client.send<Array<string | null>>(keyOf(id), ['HMGET', keyOf(id), 'scopes', 'label', 'created']))))
+      const expiries = await bounded(Promise.all(ids.map((id) => client.send<number>(keyOf(id), ['PTTL', keyOf(id)]))))
       return ids.flatMap((id, index) => {
         const [scopes, label, created] = records[index]!
         if (scopes === null || scopes === undefined) return []
@@ -110,7 +106,9 @@ export function createTokenStore (client: RedisClient, writer: CommandSender, { 
     /** Revokes a token on every instance (within VERIFIED_TOKEN_MS); false when there was none. */
     async revoke (id: string): Promise<boolean> {
       if (!/^[0-9a-f]{32}$/.test(id)) return false
-      return await bounded(revokeScript.run<number>(writer, [keyOf(id), indexKey], [id])) === 1
+      const removed = await bounded(writer.send<number>(keyOf(id), ['DEL', keyOf(id)]))
+      await bounded(writer.send(indexKey, ['ZREM', indexKey, id]))
+      return removed === 1
     }
   }
 }

@@ -21,7 +21,7 @@ declare module 'fastify' {
  * worker threads that compile them and validate documents.
  */
 export default fp<SchemasPluginOptions>(async function schemasPlugin (app, options) {
-  const storage = createSchemaStorage(app.redis, app.redisWrites, options)
+  const storage = createSchemaStorage(app.redis, app.redisWrites, { ...options, slotMirrors: app.redis.isCluster })
   const validation = new ValidationPool(options.validation, app.log)
   app.addHook('onClose', async () => validation.close())
   try {

@@ -1,4 +1,4 @@
-import type { DocumentStore } from '../documents/store/index.js'
+import type { DocumentStore, ScanPosition } from '../documents/store/index.js'
 import type { ValidationPool } from './validation-pool.js'
 import type { SchemaSource } from './validation-protocol.js'
 import type { Violation } from './validator.js'
@@ -32,9 +32,9 @@ export async function conformanceReport (store: DocumentStore, validation: Valid
   const report: ConformanceReport = { checked: 0, violating: 0, complete: true, examples: [] }
   const budget = validation.budget()
   let bytes = 0
-  let cursor = '0'
+  let position: ScanPosition | undefined
   do {
-    const page = await store.list(keyPrefix, cursor, PAGE_SIZE)
+    const page = await store.list(keyPrefix, position, PAGE_SIZE)
     for await (const chunk of store.readChunks(page.keys, [])) {
       const documents: Array<{ key: string, json: string }> = []
       for (const document of chunk) {
@@ -59,7 +59,7 @@ export async function conformanceReport (store: DocumentStore, validation: Valid
         return report
       }
     }
-    cursor = page.cursor ?? '0'
-  } while (cursor !== '0')
+    position = page.next
+  } while (position !== undefined)
   return report
 }

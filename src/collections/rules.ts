@@ -1,19 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { InvalidSchemaError, withExtensions, type ProblemExtensions } from '../errors.js'
 import { collectionOf } from './collection.js'
-import type { SchemaStorage, StoredSchema } from './storage.js'
+import { mirroredState, type SchemaStorage, type StoredSchema } from './storage.js'
 import type { ValidationPool } from './validation-pool.js'
 import { schemaSourceOf, type SchemaSource } from './validation-protocol.js'
 
 /**
- * What a write to a key must respect. `guard` is what the write's script checks against the schema's
- * revision in Redis: '-' (no collection, nothing to check), '' (the collection has no schema) or the
- * revision the validator was compiled from. A write whose guard no longer holds is redone with fresh
- * rules, so no write lands validated against a schema that has since changed.
+ * What a write to a key must respect. `guard` is what the write's script checks against its slot's mirror
+ * of the collection's schema (see storage.ts): '-' (no collection, nothing to check), else the schema's
+ * `<generation>:<revision>` as these rules were loaded (revision '' when the collection has no schema). A
+ * write whose guard no longer holds is redone with fresh rules, so no write lands validated against a
+ * schema that has since changed.
  */
 export interface WriteRules {
   collection?: string
-  schemaKey: string
   guard: string
   /** The schema writes are validated against, in the validation workers; none when nothing is checked. */
   schema?: SchemaSource
@@ -46,7 +46,7 @@ export function createSchemaRules (storage: SchemaStorage, validation: Validatio
   const cache = new Map<string, Promise<WriteRules>>()
   const compiled = new Map<string, CompiledSchema>()
   let compiledBytes = 0
-  const unguarded: WriteRules = { schemaKey: storage.keyOf(''), guard: '-' }
+  const unguarded: WriteRules = { guard: '-' }
 
   const drop = (collection: string) => {
     compiledBytes -= compiled.get(collection)?.schema?.text.length ?? 0
@@ -84,11 +84,11 @@ export function createSchemaRules (storage: SchemaStorage, validation: Validatio
   }
 
   async function load (collection: string): Promise<WriteRules> {
-    const schemaKey = storage.keyOf(collection)
-    const stored = await storage.get(collection)
+    const state = await storage.state(collection)
+    const { stored } = state
     if (!stored) {
       drop(collection)
-      return { collection, schemaKey, guard: '' }
+      return { collection, guard: mirroredState(state) }
     }
     let entry = compiled.get(collection)
     if (entry?.revision !== stored.revision) {
@@ -96,7 +96,7 @@ export function createSchemaRules (storage: SchemaStorage, validation: Validatio
       remember(collection, entry)
     }
     if (entry.refusal !== undefined) throw unusableSchema(collection, entry.refusal)
-    return { collection, schemaKey, guard: stored.revision, schema: entry.schema }
+    return { collection, guard: mirroredState(state), schema: entry.schema }
   }
 
   return {
@@ -127,8 +127,7 @@ export function createSchemaRules (storage: SchemaStorage, validation: Validatio
 
     async confirm (key, rules) {
       if (rules.collection === undefined) return true
-      const current = await storage.revisionOf(rules.collection)
-      if (current === (rules.guard || undefined)) return true
+      if (mirroredState(await storage.state(rules.collection)) === rules.guard) return true
       this.forget(key)
       return false
     }

@@ -53,5 +53,5 @@ export class AnswerCache {
 
 /** Decorates `app.answerCache`, built on the Redis client's client-side cache. */
 export default fp(async function answerCachePlugin (app) {
-  app.decorate('answerCache', new AnswerCache(app.redis.clientSideCache))
+  app.decorate('answerCache', new AnswerCache(app.redis.cache))
 }, { name: 'answer-cache', dependencies: ['redis'], fastify: '5.x' })

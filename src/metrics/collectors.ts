@@ -1,7 +1,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client'
 import { problemTypes, type ProblemCode } from '../errors.js'
 import type { ConnectionCounts } from '../http/server.js'
-import type { RedisClient } from '../redis/plugin.js'
+import type { BoundedClientSideCache } from '../redis/cache.js'
 
 /*
  * Metrics read when Prometheus scrapes, from counts the service keeps anyway: nothing per request.
@@ -33,8 +33,7 @@ export interface AnswerCacheCounts {
  * The two caches of reads (README, Client-side caching): `answers`, whole answers the service recalls
  * (store.recall), and `replies`, node-redis' client-side cache of Redis replies the answers are built from.
  */
-export function cacheMetrics (registry: Registry, answers: () => AnswerCacheCounts, client: RedisClient): void {
-  const replies = client.clientSideCache
+export function cacheMetrics (registry: Registry, answers: () => AnswerCacheCounts, replies: BoundedClientSideCache | undefined): void {
   new Counter({
     name: 'jsondocs_cache_lookups_total',
     help: 'Lookups in the read caches, by cache (answers, replies) and result (hit, miss)',

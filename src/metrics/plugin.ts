@@ -58,7 +58,7 @@ export default fp<MetricsOptions>(async function metricsPlugin (app, options) {
     ['command'], REDIS_BUCKETS).registerIn(registry)
   const problems: ProblemTally = new Map()
   problemCounter(registry, () => [problems, app.connections.problems])
-  cacheMetrics(registry, () => app.answerCache.counts(), app.redis)
+  cacheMetrics(registry, () => app.answerCache.counts(), app.redis.cache)
   connectionMetrics(registry, app.connections)
 
   app.addHook('onResponse', requestObserver(requests, problems))

@@ -1,7 +1,6 @@
 import { tracingChannel } from 'node:diagnostics_channel'
 import { scriptCalls, type ScriptCall } from '../redis/lua-script.js'
-import type { RedisClient } from '../redis/plugin.js'
-import type { CommandSender } from '../redis/replicated-writes.js'
+import type { CommandSender, Redis } from '../redis/redis.js'
 import type { Series, SeriesHistogram } from './histogram.js'
 
 /** node-redis' tracing channel: every command a client sends, from its start until its reply. */
@@ -28,9 +27,8 @@ interface CommandTrace {
  * `writer` waits for replicas on connections of its own). Other clients in the process (the connection
  * check's) are left out. Returns the function that stops observing.
  */
-export function observeRedisCalls (client: RedisClient, writer: CommandSender, durations: SeriesHistogram): () => void {
+export function observeRedisCalls (client: Redis, writer: CommandSender, durations: SeriesHistogram): () => void {
   const channel = tracingChannel<string, CommandTrace>(COMMAND_CHANNEL)
-  const clientId = client._clientId
   const byLabel = new Map<string, Series>()
 
   function seriesOf (label: string): Series {
@@ -44,7 +42,7 @@ export function observeRedisCalls (client: RedisClient, writer: CommandSender, d
 
   const handlers = {
     start (trace: CommandTrace) {
-      if (trace.clientId === clientId) trace[STARTED] = performance.now()
+      if (client.owns(trace.clientId)) trace[STARTED] = performance.now()
     },
     asyncEnd (trace: CommandTrace) {
       const started = trace[STARTED]

@@ -1,5 +1,4 @@
-import { BasicClientSideCache, type CommandParser, type RedisArgument } from 'redis'
-import type { RedisClient } from './plugin.js'
+import { BasicPooledClientSideCache, type CommandParser, type RedisArgument } from 'redis'
 
 /**
  * Longest reply the cache keeps, in UTF-16 code units. node-redis bounds the cache by entries only,
@@ -16,8 +15,11 @@ export const MAX_CACHED_LENGTH = 64 * 1024
  * read-only command a script runs, every key the script declares: a batch script over 1000 documents
  * spent a second of Redis time doing that. Tracking is NOLOOP too: Redis does not tell this client
  * about its own writes, so whoever writes through this client calls forgetKeys.
+ *
+ * It is node-redis' pooled kind, which a cluster shares among its nodes' connections (each tracks the
+ * keys its node serves), and which serves one client as well.
  */
-export class BoundedClientSideCache extends BasicClientSideCache {
+export class BoundedClientSideCache extends BasicPooledClientSideCache {
   /** Counts the times the cache dropped everything (a lost connection, a flush): what was derived before is void. */
   epoch = 0
   readonly #trackedPrefix: string
@@ -38,7 +40,7 @@ export class BoundedClientSideCache extends BasicClientSideCache {
     return ['CLIENT', 'TRACKING', 'ON', 'BCAST', ...prefix, 'NOLOOP']
   }
 
-  override set (...[cacheKey, entry, keys]: Parameters<BasicClientSideCache['set']>): void {
+  override set (...[cacheKey, entry, keys]: Parameters<BasicPooledClientSideCache['set']>): void {
     const value = 'value' in entry ? entry.value : undefined
     if (typeof value === 'string' && value.length > MAX_CACHED_LENGTH) return this.delete(cacheKey)
     super.set(cacheKey, entry, keys)
@@ -76,8 +78,7 @@ export const cacheableReads = {
  * Redis does not send this client invalidations of its own writes (NOLOOP); even without NOLOOP,
  * Redis 7 sends them after the write's reply, when the next read may already be served.
  */
-export function forgetKeys (client: RedisClient, keys: readonly string[]): void {
-  const cache = client.clientSideCache
+export function forgetKeys (cache: BoundedClientSideCache | undefined, keys: readonly string[]): void {
   if (!cache || cache.size() === 0) return
   for (const key of keys) cache.invalidate(key)
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
-import type { CommandSender } from './replicated-writes.js'
+import type { CommandSender } from './redis.js'
 
 /**
  * Lua several scripts build on, defined once in the function library rather than run again by every
@@ -105,30 +105,34 @@ end${flags} }`
     return this.#scriptOf.get(functionName)
   }
 
+  /** Loads the library into Redis: on a cluster, into every master. */
   async load (client: CommandSender): Promise<void> {
-    this.#loading ??= client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', this.source]).then(() => {}).finally(() => { this.#loading = undefined })
+    this.#loading ??= client.send(undefined, ['FUNCTION', 'LOAD', 'REPLACE', this.source]).then(() => {}).finally(() => { this.#loading = undefined })
     await this.#loading
   }
 
-  /** FCALL of the script's function; when Redis does not hold the library (a new Redis, FUNCTION FLUSH), loads it first. */
+  /**
+   * FCALL of the script's function, on the node serving its first key (every key must share that slot);
+   * when Redis does not hold the library (a new Redis, FUNCTION FLUSH), loads it first.
+   */
   async call<T> (client: CommandSender, script: LuaUnit, keys: readonly string[], args: readonly string[]): Promise<T> {
     const command = ['FCALL', this.#functionOf.get(script)!, String(keys.length), ...keys, ...args]
-    if (!scriptCalls.hasSubscribers) return await this.#send<T>(client, command)
+    if (!scriptCalls.hasSubscribers) return await this.#send<T>(client, keys[0], command)
     const started = performance.now()
     try {
-      return await this.#send<T>(client, command)
+      return await this.#send<T>(client, keys[0], command)
     } finally {
       scriptCalls.publish({ client, name: script.name, seconds: (performance.now() - started) / 1000 } satisfies ScriptCall)
     }
   }
 
-  async #send<T> (client: CommandSender, command: string[]): Promise<T> {
+  async #send<T> (client: CommandSender, key: string | undefined, command: string[]): Promise<T> {
     try {
-      return await client.sendCommand<T>(command)
+      return await client.send<T>(key, command)
     } catch (error) {
       if (!(error instanceof Error) || !NOT_LOADED.test(error.message)) throw error
       await this.load(client)
-      return await client.sendCommand<T>(command)
+      return await client.send<T>(key, command)
     }
   }
 }

@@ -1,6 +1,6 @@
 import { withDeadline } from './deadline.js'
 import type { FunctionLibrary } from './lua-script.js'
-import type { RedisClient } from './plugin.js'
+import type { Redis } from './redis.js'
 
 /** One thing that keeps the service from serving, and why. */
 export interface Unready {
@@ -19,13 +19,13 @@ function messageOf (error: unknown): string {
  * one that does not load is not ready. Each step is bounded by timeoutMs. Concurrent checks share the
  * one in progress, so probes cannot pile work on Redis.
  */
-export function readinessCheck (client: RedisClient, timeoutMs: number, library: () => FunctionLibrary): () => Promise<Unready[]> {
+export function readinessCheck (client: Redis, timeoutMs: number, library: () => FunctionLibrary): () => Promise<Unready[]> {
   async function check (): Promise<Unready[]> {
     const expected = library()
     const [pong, module, listed] = await Promise.allSettled([
       withDeadline(client.ping(), timeoutMs),
-      withDeadline(client.sendCommand<unknown[]>(['COMMAND', 'INFO', 'JSON.GET']), timeoutMs),
-      withDeadline(client.sendCommand<unknown[]>(['FUNCTION', 'LIST', 'LIBRARYNAME', expected.name]), timeoutMs)
+      withDeadline(client.send<unknown[]>(undefined, ['COMMAND', 'INFO', 'JSON.GET']), timeoutMs),
+      withDeadline(client.send<unknown[]>(undefined, ['FUNCTION', 'LIST', 'LIBRARYNAME', expected.name]), timeoutMs)
     ])
     if (pong.status === 'rejected') return [{ check: 'redis', detail: messageOf(pong.reason) }]
     const unready: Unready[] = []

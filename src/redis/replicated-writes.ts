@@ -1,11 +1,7 @@
-import { createClientPool } from 'redis'
-import { ReplicationTimeoutError } from '../errors.js'
+import { createClientPool, createCluster } from 'redis'
+import { RedisUnavailableError, ReplicationTimeoutError } from '../errors.js'
 import { clientOptions, type RedisConnection } from './connection.js'
-
-/** What runs a write: the shared client, or with WRITE_REPLICAS a pool whose writes wait for replicas. */
-export interface CommandSender {
-  sendCommand<T = unknown> (args: string[]): Promise<T>
-}
+import type { CommandSender } from './redis.js'
 
 export interface ReplicatedWritesOptions {
   connection: RedisConnection
@@ -14,31 +10,95 @@ export interface ReplicatedWritesOptions {
   /** How long WAIT waits for them. */
   timeoutMs: number
   /** Longest wait for a connection to Redis. */
-  connectTimeoutMs: number
-  /** Writes waiting for replicas at once; more wait for a connection. */
-  connections: number
+  commandTimeoutMs: number
 }
 
+/** Writes that wait for replicas use a connection each: at most this many wait at once (per master, on a cluster). */
+const CONNECTIONS = 32
+/** On a cluster, each of these holds a connection to every master. */
+const CLUSTER_CONNECTIONS = 8
+
+interface Waiting {
+  /**
+   * Runs work with a connection of its own where key's slot is served: `write` sends the write, `wait` then
+   * WAIT on the connection that carried it.
+   */
+  withConnection<T> (key: string | undefined, work: (write: Send, wait: Send) => Promise<T>): Promise<T>
+  close (): Promise<void>
+}
+
+type Send = <R>(args: readonly string[]) => Promise<R>
+
 /**
- * Writes that wait for replicas (WRITE_REPLICAS): each runs on a connection of its own from a pool, then
+ * Writes that wait for replicas (WRITE_REPLICAS): each runs on a connection of its own, then
  * `WAIT replicas timeout` on that connection, which counts the replicas holding everything the connection
  * wrote. The shared client cannot wait: WAIT blocks its connection, and every read queued behind it.
  * Fewer replicas than asked is ReplicationTimeoutError: the write is on the master, and may be lost in a
  * failover, so its outcome is unknown.
  */
-export async function replicatedWrites ({ connection, replicas, timeoutMs, connectTimeoutMs, connections }: ReplicatedWritesOptions) {
+export async function replicatedWrites ({ connection, replicas, timeoutMs, commandTimeoutMs }: ReplicatedWritesOptions) {
+  const waiting = 'clusterNodes' in connection
+    ? await clusterConnections(connection, commandTimeoutMs)
+    : await poolConnections(connection, commandTimeoutMs)
+  const sender: CommandSender = {
+    send: <T>(key: string | undefined, args: readonly string[]) => waiting.withConnection(key, async (write, wait) => {
+      const reply = await write<T>(args)
+      const confirmed = await wait<number>(['WAIT', String(replicas), String(timeoutMs)])
+      if (confirmed < replicas) throw new ReplicationTimeoutError(confirmed, replicas, timeoutMs)
+      return reply
+    })
+  }
+  return { sender, close: () => waiting.close() }
+}
+
+async function poolConnections (connection: RedisConnection, connectTimeoutMs: number): Promise<Waiting> {
   const pool = createClientPool(clientOptions(connection, connectTimeoutMs),
-    { minimum: 1, maximum: connections, acquireTimeout: connectTimeoutMs })
+    { minimum: 1, maximum: CONNECTIONS, acquireTimeout: connectTimeoutMs })
   // A connection's errors reach the writes on it, as 503s; the pool's event would only repeat them.
   pool.on('error', () => {})
   await pool.connect()
-  const sender: CommandSender = {
-    sendCommand: <T>(args: string[]) => pool.execute(async (client) => {
-      const reply = await client.sendCommand<T>(args)
-      const confirmed = await client.sendCommand<number>(['WAIT', String(replicas), String(timeoutMs)])
-      if (confirmed < replicas) throw new ReplicationTimeoutError(confirmed, replicas, timeoutMs)
-      return reply
-    }) as Promise<T>
+  return {
+    withConnection: (_key, work) => pool.execute((client) => {
+      const send: Send = (args) => client.sendCommand([...args])
+      return work(send, send)
+    }),
+    close: () => pool.close()
   }
-  return { sender, close: () => pool.close() }
+}
+
+/**
+ * Cluster clients of their own, each lent to one write at a time: its connection to the write's master
+ * carries the write (node-redis follows redirections), then WAIT. Should the slot have moved to another
+ * master meanwhile (a failover), nothing tells which master the write reached: its outcome is unknown.
+ */
+async function clusterConnections (connection: RedisConnection & { clusterNodes: string[] }, connectTimeoutMs: number): Promise<Waiting> {
+  const { RESP, commandOptions, ...defaults } = clientOptions(connection, connectTimeoutMs)
+  const clusters = await Promise.all(Array.from({ length: CLUSTER_CONNECTIONS }, async () => {
+    const cluster = createCluster({ rootNodes: connection.clusterNodes.map((url) => ({ url })), defaults, RESP, commandOptions })
+    cluster.on('node-error', () => {})
+    return await cluster.connect()
+  }))
+  const idle = [...clusters]
+  const queue: Array<() => void> = []
+  return {
+    async withConnection (key, work) {
+      while (idle.length === 0) await new Promise<void>((resolve) => queue.push(resolve))
+      const cluster = idle.pop()!
+      try {
+        const routing = key ?? ''
+        const before = await cluster.getNodeClientForKey(routing)
+        return await work((args) => cluster.sendCommand(routing, false, [...args]), async (args) => {
+          const after = await cluster.getNodeClientForKey(routing)
+          if (after !== before) throw new RedisUnavailableError('its slot moved to another master during the write, whose outcome is unknown')
+          return await after.sendCommand([...args])
+        })
+      } finally {
+        idle.push(cluster)
+        queue.shift()?.()
+      }
+    },
+    async close () {
+      await Promise.all(clusters.map((cluster) => cluster.close().catch(() => cluster.destroy())))
+    }
+  }
 }

@@ -76,3 +76,19 @@ export function tagOfSlot (slot: number): string {
 export function keyBeside (key: string, prefix: string, rest: string): string {
   return `${prefix}{${tagOfSlot(slotOf(key))}}${rest}`
 }
+
+/**
+ * Keys' indices grouped by hash slot, in the order each slot is first met; on one Redis (`bySlot`
+ * false), all in one group. A command over many keys (MGET, JSON.MGET) runs once per group on a cluster.
+ */
+export function groupsBySlot (keys: readonly string[], bySlot: boolean): number[][] {
+  if (!bySlot) return keys.length === 0 ? [] : [keys.map((_, index) => index)]
+  const groups = new Map<number, number[]>()
+  keys.forEach((key, index) => {
+    const slot = slotOf(key)
+    const group = groups.get(slot)
+    if (group) group.push(index)
+    else groups.set(slot, [index])
+  })
+  return [...groups.values()]
+}

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { keyBeside } from '../../src/redis/slots.js'
 import { describe, it } from 'vitest'
 import { decodedKey, documentKey, encodeSegment, escapeToken, hostileText, pointerTokens } from './generators/addresses.js'
 import {
@@ -134,7 +135,9 @@ describe('collection schemas of any shape keep the contract', () => {
     await fc.assert(fc.asyncProperty(collection, schema, hostileJsonText, async (name, text, document) => {
       const segment = encodeSegment(name, 'full')
       const decoded = decodedKey(segment)
-      const schemaKeys = decoded === undefined ? [] : [`${rig.prefix}\u001fschema\u001f${decoded}`, `${rig.prefix}\u001fschemas`]
+      const schemaKeys = decoded === undefined
+        ? []
+        : [keyBeside(`${rig.prefix}\u001fschemas`, rig.prefix, `\u001fschema\u001f${decoded}`), `${rig.prefix}\u001fschemas`, ...rig.app.schemas.storage.mirrors]
       const registered = await runCase(rig, `PUT /schemas/${segment} ${text.slice(0, 200)}`, schemaKeys, () => inject(rig, {
         method: 'PUT', url: `/schemas/${segment}`, body: text, headers: { 'content-type': 'application/schema+json' }
       }), { keep: true })

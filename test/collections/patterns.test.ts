@@ -202,7 +202,7 @@ describe('a schema stored before these rules, which they refuse', () => {
     const collection = uniqueKey('stored')
     const text = '{"type":"object","properties":{"code":{"type":"string","pattern":"^(a+)+\\\\1$"}}}'
     const redis = await connectRedis()
-    await redis.sendCommand(['HSET', `${app.keyPrefix}\u001fschema\u001f${collection}`, 'schema', text, 'revision', '1000'])
+    await redis.sendCommand(['HSET', app.schemas.storage.keyOf(collection), 'schema', text, 'revision', '1000'])
     await redis.sendCommand(['SADD', `${app.keyPrefix}\u001fschemas`, collection])
     await redis.sendCommand(['JSON.SET', `${app.keyPrefix}${collection}:old`, '$', '{"code":"a"}'])
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { documentLua } from '../../src/documents/scripts/prelude.js'
 import { pointerArgs } from '../../src/documents/pointer.js'
 import { FunctionLibrary, type LuaUnit } from '../../src/redis/lua-script.js'
+import { nodeSender } from '../../src/redis/redis.js'
 import { connectRedis } from '../helpers/app.js'
 
 /*
@@ -28,8 +29,9 @@ return { loc.path or false, loc.parent or false, loc.named or false }`),
 }
 const library = new FunctionLibrary(Object.values(probes))
 const redis = await connectRedis()
-await library.load(redis)
-const call = <T>(unit: LuaUnit, keys: string[], args: string[]) => library.call<T>(redis, unit, keys, args)
+const sender = nodeSender(redis)
+await library.load(sender)
+const call = <T>(unit: LuaUnit, keys: string[], args: string[]) => library.call<T>(sender, unit, keys, args)
 const key = (label: string) => `lua-units:${label}:${randomUUID()}`
 
 describe('skipValue: where the JSON value starting at a position ends, in RedisJSON\'s compact text', () => {

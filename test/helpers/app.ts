@@ -5,7 +5,7 @@ import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { buildApp, type BuildOptions } from '../../src/app.js'
 import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
-import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
+import { createRedisClient, createRedisCluster, type RedisClient, type RedisClusterClient } from '../../src/redis/plugin.js'
 import { derivedKeysOf, VERSION_SUFFIX } from '../../src/documents/store/context.js'
 
 /**
@@ -40,9 +40,19 @@ export async function buildTestApp (overrides: TestOverrides = {},
   return Object.assign(app, { keyPrefix: config.keyPrefix })
 }
 
-/** A plain client on the suite's Redis, to look behind the service's back. */
+/**
+ * A plain client on the suite's Redis, to look behind the service's back. On a cluster, one that routes
+ * each command by its first key (FCALL and EVAL: their first declared key), the rest to any node.
+ */
 export async function connectRedis (): Promise<RedisClient> {
-  const client = createRedisClient({ connection: inject('redis'), commandTimeoutMs: 5000 })
+  const connection = inject('redis')
+  if ('clusterNodes' in connection) {
+    const cluster = createRedisCluster({ connection, commandTimeoutMs: 5000 })
+    await cluster.connect()
+    whenDone(() => cluster.close())
+    return routedByFirstKey(cluster)
+  }
+  const client = createRedisClient({ connection, commandTimeoutMs: 5000 })
   await client.connect()
   whenDone(() => client.close())
   return client
@@ -111,4 +121,28 @@ export function uniqueKey (label = 'doc'): string {
 /** The Redis key of the version record of the document at `key`, under `keyPrefix` (in the document's hash slot). */
 export function versionKeyOf (keyPrefix: string, key: string): string {
   return derivedKeysOf({ keyPrefix }, key, [VERSION_SUFFIX])[0]!
+}
+
+/** Commands whose arguments name no key. */
+const KEYLESS = new Set(['INFO', 'PING', 'FLUSHALL', 'FLUSHDB', 'FUNCTION', 'SCAN', 'KEYS', 'CONFIG', 'DBSIZE', 'SLOWLOG',
+  'CLIENT', 'COMMAND', 'MEMORY', 'DEBUG', 'SCRIPT', 'TIME', 'WAIT', 'LATENCY', 'MODULE', 'CLUSTER', 'FT._LIST'])
+
+/** The key a command is routed by on a cluster, as tests send them. */
+function routingKeyOf (args: readonly string[]): string | undefined {
+  const name = args[0]!.toUpperCase()
+  if (KEYLESS.has(name)) return undefined
+  if (name === 'FCALL' || name === 'EVAL' || name === 'EVALSHA' || name === 'FCALL_RO') return Number(args[2]) > 0 ? args[3] : undefined
+  if (name.startsWith('FT.')) return undefined
+  return args[1]
+}
+
+/** A cluster that takes the single client's sendCommand(args), for tests written against one Redis. */
+function routedByFirstKey (cluster: RedisClusterClient): RedisClient {
+  return new Proxy(cluster, {
+    get (target, property, receiver) {
+      if (property === 'sendCommand') return (args: string[]) => target.sendCommand(routingKeyOf(args), false, args)
+      if (property === 'destroy') return () => target.destroy()
+      return Reflect.get(target, property, receiver)
+    }
+  }) as unknown as RedisClient
 }

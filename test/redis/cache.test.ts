@@ -13,7 +13,7 @@ const redis = await connectRedis()
 const get = (target: FastifyInstance, url: string, headers: Record<string, string> = {}) => overSocket(target, 'GET', url, headers)
 
 function cacheOf (target: FastifyInstance) {
-  const cache = target.redis.clientSideCache
+  const cache = target.redis.cache
   if (!cache) throw new Error('the client-side cache is off')
   return cache
 }
@@ -104,7 +104,7 @@ describe('reads served from the client-side cache', () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { v: 'before' })
     await cachedRead(app, `/docs/${key}/v`)
-    const id = await app.redis.sendCommand<number>(['CLIENT', 'ID'])
+    const id = await app.redis.send<number>(undefined, ['CLIENT', 'ID'])
     expect(await redis.sendCommand(['CLIENT', 'KILL', 'ID', String(id)])).toBe(1)
     await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$.v', '"while disconnected"'])
 
@@ -115,7 +115,7 @@ describe('reads served from the client-side cache', () => {
     })
     expect(first?.statusCode).toBe(200)
     expect(first?.json()).toBe('while disconnected')
-    expect(await app.redis.sendCommand<number>(['CLIENT', 'ID'])).not.toBe(id)
+    expect(await app.redis.send<number>(undefined, ['CLIENT', 'ID'])).not.toBe(id)
 
     const tracked = await cachedRead(app, `/docs/${key}/v`)
     expect(tracked.json()).toBe('while disconnected')
@@ -163,14 +163,14 @@ describe('the cache bound', () => {
       expect(direct.headers['etag']).toBe(cached.headers['etag'])
       expect(direct.headers['content-type']).toBe(cached.headers['content-type'])
     }
-    expect(uncached.redis.clientSideCache).toBeUndefined()
+    expect(uncached.redis.cache).toBeUndefined()
   })
 
   it('is off with CACHE_MAX_ENTRIES=0', async () => {
     const uncached = await buildTestApp({ cacheMaxEntries: 0 })
     const key = uniqueKey()
     await put(uncached, `/docs/${key}`, { a: 1 })
-    expect(uncached.redis.clientSideCache).toBeUndefined()
+    expect(uncached.redis.cache).toBeUndefined()
     expect((await get(uncached, `/docs/${key}/a`)).json()).toBe(1)
     await redis.sendCommand(['JSON.SET', uncached.keyPrefix + key, '$.a', '2'])
     expect((await get(uncached, `/docs/${key}/a`)).json()).toBe(2)

@@ -66,7 +66,7 @@ const TOO_DEEP_REPLY = ['EVAL', 'local t = 1 for i = 1, 6000 do t = {t} end retu
 
 /** A call through the service's own client that never gets its reply; its rejection once dropped. */
 function stranded (app: FastifyInstance, command: string[]): Promise<unknown> {
-  return app.redis.sendCommand(command).then(() => 'answered', (error: unknown) => error)
+  return app.redis.send(undefined, command).then(() => 'answered', (error: unknown) => error)
 }
 
 describe('a connection that stops getting replies while Redis answers', () => {

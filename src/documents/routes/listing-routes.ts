@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { denied } from '../../access/plugin.js'
 import { listingReach } from '../../access/scopes.js'
 import { BadRequestError } from '../../errors.js'
+import type { ScanPosition } from '../store/index.js'
 import { onEachKey } from './access-rules.js'
 import { listSchema } from './listing-route-schemas.js'
 
@@ -18,7 +19,7 @@ export default async function listingRoutes (app: FastifyInstance) {
     if (reach === 'none') throw denied(reply, request.access, `The credentials' scopes give no "read" right on keys starting with ${JSON.stringify(prefix)}`)
     const admits = reach === 'all' ? undefined : (key: string) => reach.some((granted) => key.startsWith(granted))
     const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit, admits)
-    const next = listing.cursor === undefined ? null : encodeCursor(prefix, listing.cursor)
+    const next = listing.next === undefined ? null : encodeCursor(prefix, listing.next)
     if (next) {
       const query = new URLSearchParams({ prefix, limit: String(limit), cursor: next })
       reply.header('Link', `<${app.prefix}/docs?${query}>; rel="next"`)
@@ -27,22 +28,27 @@ export default async function listingRoutes (app: FastifyInstance) {
   })
 }
 
-/** Cursors are opaque to clients and bound to the prefix they were issued for. */
-function encodeCursor (prefix: string, cursor: string): string {
-  return Buffer.from(JSON.stringify([prefix, cursor])).toString('base64url')
+/**
+ * Cursors are opaque to clients and bound to the prefix they were issued for. They carry the whole
+ * position (on a cluster, the master too), so any instance can continue a listing.
+ */
+function encodeCursor (prefix: string, { node, cursor }: ScanPosition): string {
+  return Buffer.from(JSON.stringify(node === '' ? [prefix, cursor] : [prefix, cursor, node])).toString('base64url')
 }
 
-function decodeCursor (token: string | undefined, prefix: string): string {
-  if (token === undefined) return '0'
+function decodeCursor (token: string | undefined, prefix: string): ScanPosition | undefined {
+  if (token === undefined) return undefined
   let decoded: unknown
   try {
     decoded = JSON.parse(Buffer.from(token, 'base64url').toString())
   } catch {
     decoded = undefined
   }
-  const [issuedFor, cursor] = Array.isArray(decoded) ? decoded : []
-  if (issuedFor !== prefix || !isScanCursor(cursor)) throw new BadRequestError('The cursor is not one this listing issued')
-  return cursor
+  const [issuedFor, cursor, node = ''] = Array.isArray(decoded) ? decoded : []
+  if (issuedFor !== prefix || !isScanCursor(cursor) || typeof node !== 'string') {
+    throw new BadRequestError('The cursor is not one this listing issued')
+  }
+  return { node, cursor }
 }
 
 /** SCAN cursors are unsigned 64-bit integers; Redis refuses any other number with an error. */

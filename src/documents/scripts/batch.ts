@@ -2,9 +2,10 @@ import { LuaScript } from '../../redis/lua-script.js'
 import { documentLua } from './prelude.js'
 
 /**
- * Writes many whole documents in one atomic step, each with its own preconditions and ttl. KEYS: each
- * item's document, version record and collection schema, then a scratch key. ARGV: the longest document in
- * bytes, the item count, then per item If-Match, If-None-Match, ttl, schema guard (as in guardedWrite),
+ * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
+ * one hash slot. KEYS: each item's document and version record, then the slot's schema mirror and a scratch
+ * key. ARGV: the longest document in bytes, the item count, then per item If-Match, If-None-Match, ttl, its
+ * collection and schema guard (as in guardedWrite),
  * the JSON text, an upper bound of its size in RedisJSON and its depth. Reply: per item { status, version }
  * with status created | ok | precondition | wrongtype | toolarge (then the size instead of a version); an
  * item that fails leaves its document untouched and the others still apply. When any schema guard fails,
@@ -12,15 +13,15 @@ import { documentLua } from './prelude.js'
  */
 export const batchPutScript = new LuaScript('batch-put', `
 local maxBytes, count, items = tonumber(arg()), tonumber(arg()), {}
-local scratch = KEYS[3 * count + 1]
+local mirror, scratch = KEYS[2 * count + 1], KEYS[2 * count + 2]
 for i = 1, count do
-  local item = { doc = KEYS[3 * i - 2], ver = KEYS[3 * i - 1], schema = KEYS[3 * i] }
-  item.ifMatch, item.ifNoneMatch, item.ttl, item.guard, item.value = arg(), arg(), arg(), arg(), arg()
-  item.size, item.depth = tonumber(arg()), tonumber(arg())
-  if item.guard ~= '-' and (redis.call('HGET', item.schema, 'revision') or '') ~= item.guard then
-    return { 'schemachanged' }
-  end
+  local item = { doc = KEYS[2 * i - 1], ver = KEYS[2 * i] }
+  item.ifMatch, item.ifNoneMatch, item.ttl, item.collection, item.guard = arg(), arg(), arg(), arg(), arg()
+  item.value, item.size, item.depth = arg(), tonumber(arg()), tonumber(arg())
   items[i] = item
+end
+for _, item in ipairs(items) do
+  if not schemaHolds(mirror, item.collection, item.guard) then return { 'schemachanged' } end
 end
 
 -- Sets an item's document, measured first on the scratch key when its bound passes the limit.

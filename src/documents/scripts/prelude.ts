@@ -298,6 +298,18 @@ local function applyTtl(docKey, verKey, ttl)
   return at
 end
 
+-- Whether the schema a write was validated with is its collection's current one, by the mirror of the
+-- write's slot (see the collections' storage). guard: '-' when there is nothing to check, else the
+-- '<generation>:<revision>' the writer read from the schema; a newer one than the mirror holds moves it on.
+local function schemaHolds(mirror, collection, guard)
+  if guard == '-' then return true end
+  local held = redis.call('HGET', mirror, collection) or '0:'
+  if held == guard then return true end
+  if tonumber(string.match(guard, '^%d+')) <= tonumber(string.match(held, '^%d+')) then return false end
+  redis.call('HSET', mirror, collection, guard)
+  return true
+end
+
 -- Makes the copy the document, keeping the document's time to live.
 local function replaceWith(docKey, copyKey)
   local ttl = redis.call('PTTL', docKey)
@@ -320,9 +332,9 @@ local tokens = tokensArg()
 `
 
 /*
- * Every document write runs behind this guard. KEYS 5 and 6: the collection's schema and a copy key.
- * ARGV after the pointer: the schema guard ('-' skips the check, '' expects no schema, else the
- * revision the caller validated with), the base version ('' when any will do, 'absent' for no
+ * Every document write runs behind this guard. KEYS 5 and 6: the schema mirror of the document's slot and
+ * a copy key. ARGV after the pointer: the document's collection and the schema guard (see schemaHolds),
+ * the base version ('' when any will do, 'absent' for no
  * document), '1' to preview, then the write's sizing: the bytes it may add to the document's text ('' when
  * unknown), the depth it may give it ('' when unknown), how it changes them ('add', 'replace' for a whole new
  * document, 'keep' for writes that cannot grow one), and the limits: the longest document and the work a
@@ -336,13 +348,11 @@ local tokens = tokensArg()
 const writeGuard = `
 -- The call's own: a preview replaces them below.
 local bump, applyTtl = bump, applyTtl
-local schemaKey, copyKey = KEYS[5], KEYS[6]
-local schemaGuard, base, previewing = arg(), arg(), arg() == '1'
+local mirror, copyKey = KEYS[5], KEYS[6]
+local collection, schemaGuard, base, previewing = arg(), arg(), arg(), arg() == '1'
 local growth, depthAfter, sizing = tonumber(arg()), tonumber(arg()), arg()
 local maxBytes, maxWork = tonumber(arg()), tonumber(arg())
-if schemaGuard ~= '-' and (redis.call('HGET', schemaKey, 'revision') or '') ~= schemaGuard then
-  return { 'schemachanged' }
-end
+if not schemaHolds(mirror, collection, schemaGuard) then return { 'schemachanged' } end
 local function baseVersion()
   if redis.call('EXISTS', doc) == 0 then return 'absent' end
   return (versionRecord(ver))

@@ -5,14 +5,14 @@ import {
 import { TOO_COSTLY } from '../scripts/prelude.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
-import type { RedisClient } from '../../redis/plugin.js'
-import type { CommandSender } from '../../redis/replicated-writes.js'
+import type { CommandSender, Redis } from '../../redis/redis.js'
 import type { CostLimits } from '../../config.js'
 import type { SchemaRules } from '../../collections/rules.js'
 import type { ValidationPool } from '../../collections/validation-pool.js'
 import type { KeyedQueue } from './keyed-queue.js'
 import { formatPointer, MAX_POINTER_TOKENS, type DocumentAddress } from '../pointer.js'
 import { keyBeside } from '../../redis/slots.js'
+import { MIRROR_SUFFIX } from '../../collections/storage.js'
 
 export interface DocumentStoreOptions {
   keyPrefix: string
@@ -23,7 +23,7 @@ export interface DocumentStoreOptions {
 
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */
 export interface StoreContext extends DocumentStoreOptions {
-  client: RedisClient
+  redis: Redis
   /** Runs the write scripts: the client, or one that waits for WRITE_REPLICAS. */
   writer: CommandSender
   rules: SchemaRules
@@ -54,9 +54,18 @@ const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
  * a Redis Cluster, whatever braces the document's key holds. The slot is computed once. The document's own
  * key is `<prefix><key>`, as always.
  */
-export function derivedKeysOf (context: Pick<StoreContext, 'keyPrefix'>, key: string, suffixes: readonly string[]): string[] {
-  const tagged = keyBeside(context.keyPrefix + key, context.keyPrefix, key)
-  return suffixes.map((suffix) => tagged + suffix)
+export function derivedKeysOf (context: Pick<StoreContext, 'keyPrefix'>, key: string, suffixes: readonly string[],
+  slotSuffixes: readonly string[] = []): string[] {
+  const slot = keyBeside(context.keyPrefix + key, context.keyPrefix, '')
+  return [...suffixes.map((suffix) => slot + key + suffix), ...slotSuffixes.map((suffix) => slot + suffix)]
+}
+
+/**
+ * The schema mirror (see the collections' storage) a write checks, from the key of its slot's: on a single
+ * Redis, the one mirror of the namespace.
+ */
+export function schemaMirror (context: StoreContext, slotMirror: string): string {
+  return context.redis.isCluster ? slotMirror : context.keyPrefix + MIRROR_SUFFIX
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */
@@ -64,9 +73,13 @@ export function documentKeysOf (context: StoreContext, key: string): [doc: strin
   return [context.keyPrefix + key, derivedKeysOf(context, key, [VERSION_SUFFIX])[0]!]
 }
 
-/** The Redis keys of a document: the JSON document, its version record, two scratch keys, then one per extra suffix. */
-export function keysOf (context: StoreContext, key: string, extraSuffixes: readonly string[] = []): string[] {
-  return [context.keyPrefix + key, ...derivedKeysOf(context, key, [VERSION_SUFFIX, ...SCRATCH_SUFFIXES, ...extraSuffixes])]
+/**
+ * The Redis keys of a document: the JSON document, its version record, two scratch keys, one per extra
+ * suffix, then one per slot suffix (keys of the document's slot, not of the document).
+ */
+export function keysOf (context: StoreContext, key: string, extraSuffixes: readonly string[] = [],
+  slotSuffixes: readonly string[] = []): string[] {
+  return [context.keyPrefix + key, ...derivedKeysOf(context, key, [VERSION_SUFFIX, ...SCRATCH_SUFFIXES, ...extraSuffixes], slotSuffixes)]
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
@@ -79,7 +92,7 @@ export function call<T> (context: StoreContext, key: string, work: Promise<T>): 
  * the next read sees the write even before Redis' own invalidation arrives.
  */
 export function write<T> (context: StoreContext, key: string, written: readonly string[], work: Promise<T>): Promise<T> {
-  return call(context, key, work.finally(() => forgetKeys(context.client, written)))
+  return call(context, key, work.finally(() => forgetKeys(context.redis.cache, written)))
 }
 
 /** Parses "version", "version:expiresAt" or "version:expiresAt:size:depth"; a document without a record is version 0. */

@@ -1,11 +1,12 @@
 import { limitExceeded, SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
 import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../collections/rules.js'
+import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { SchemaSource } from '../../collections/validation-protocol.js'
 import type { Violation } from '../../collections/validator.js'
 import { pointerArgs, type DocumentAddress } from '../pointer.js'
-import { call, keysOf, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
+import { call, keysOf, schemaMirror, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
 
 /**
  * How a write's result is checked against its collection's schema: 'result' previews the write and
@@ -80,11 +81,11 @@ interface GuardedWrite {
 /** One attempt: preview and validate when the rules ask for it, then write unless the document moved on. */
 async function writeOnce ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite,
   rules: WriteRules): Promise<ScriptReply> {
-  const [doc, ver, work, scratch, copy] = keysOf(context, address.key, [COPY_SUFFIX])
-  const keys = [doc!, ver!, work!, scratch!, rules.schemaKey, copy!]
+  const [doc, ver, work, scratch, copy, mirror] = keysOf(context, address.key, [COPY_SUFFIX], [MIRROR_SUFFIX])
+  const keys = [doc!, ver!, work!, scratch!, schemaMirror(context, mirror!), copy!]
   const exec = (base: string, preview: boolean) => {
-    const reply = script.run<ScriptReply>(preview ? context.client : context.writer, keys,
-      [...head, ...pointerArgs(address.tokens, true), rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])
+    const reply = script.run<ScriptReply>(preview ? context.redis : context.writer, keys,
+      [...head, ...pointerArgs(address.tokens, true), rules.collection ?? '', rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])
     return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
   }
   let base = ''

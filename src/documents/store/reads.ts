@@ -1,6 +1,8 @@
 import { BadRequestError, InvalidJsonPathError, limitExceeded } from '../../errors.js'
 import type { JsonPathShape } from '../jsonpath.js'
 import { forgetKeys } from '../../redis/cache.js'
+import { readKeys } from '../../redis/multi-key.js'
+import type { MasterNode } from '../../redis/redis.js'
 import type { Replied } from '../../redis/derived-cache.js'
 import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
 import { describeScript, queryScript, readScript } from '../scripts/reads.js'
@@ -30,10 +32,16 @@ export type BatchReadItem =
   | ({ key: string, status: 200 } & StoredValue)
   | { key: string, status: 404 | 409 }
 
+/** Where a listing goes on: a master (by its id, '' on a single Redis) and Redis' SCAN cursor there. */
+export interface ScanPosition {
+  node: string
+  cursor: string
+}
+
 export interface Listing {
   keys: string[]
-  /** Redis' SCAN cursor to continue from, or undefined when the listing is complete. */
-  cursor?: string
+  /** Where to continue from, or undefined when the listing is complete. */
+  next?: ScanPosition
 }
 
 /** A control character: no document key has one, every key the scripts keep beside documents does. */
@@ -54,12 +62,12 @@ function fetchedOf ([recordText, value]: [string | null, string | null]): Fetche
 }
 
 export function documentReads (context: StoreContext) {
-  const { client } = context
-  const cache = client.clientSideCache
+  const { redis } = context
+  const cache = redis.cache
 
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
-    const reply = await call(context, address.key, readScript.run<ScriptReply>(client, keysOf(context, address.key),
+    const reply = await call(context, address.key, readScript.run<ScriptReply>(redis, keysOf(context, address.key),
       ['', '', '1', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
     checkStatus(reply[0], address)
     return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
@@ -70,9 +78,9 @@ export function documentReads (context: StoreContext) {
    * client-side cache; without one, raw commands cost the read less.
    */
   const fetchPair: (ver: string, doc: string, path: string) => Promise<[string | null, string | null]> = cache
-    ? (ver, doc, path) => Promise.all([client.get(ver), client.text.jsonGet(doc, path)])
+    ? (ver, doc, path) => Promise.all([redis.get(ver), redis.jsonGet(doc, path)])
     : (ver, doc, path) => Promise.all([
-        client.sendCommand<string | null>(['GET', ver]), client.sendCommand<string | null>(['JSON.GET', doc, path])
+        redis.send<string | null>(doc, ['GET', ver]), redis.send<string | null>(doc, ['JSON.GET', doc, path])
       ])
 
   /**
@@ -85,7 +93,7 @@ export function documentReads (context: StoreContext) {
     const first = fetchedOf(await call(context, key, fetchPair(ver, doc, path)))
     const { expiresAt } = first.record
     if (!cache || expiresAt === undefined || expiresAt > Date.now()) return first
-    forgetKeys(client, [doc, ver])
+    forgetKeys(cache, [doc, ver])
     return fetchedOf(await call(context, key, fetchPair(ver, doc, path)))
   }
 
@@ -111,7 +119,7 @@ export function documentReads (context: StoreContext) {
     /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */
     async query (key: string, jsonPath: string, shape: JsonPathShape): Promise<StoredValue> {
       const { limits } = context
-      const reply = await call(context, key, queryScript.run<ScriptReply>(client, documentKeysOf(context, key), [
+      const reply = await call(context, key, queryScript.run<ScriptReply>(redis, documentKeysOf(context, key), [
         jsonPath, String(shape.descents), String(shape.filters), shape.multiple ? '1' : '0', String(limits.jsonPathValues),
         String(limits.replyBytes)
       ]))
@@ -132,7 +140,7 @@ export function documentReads (context: StoreContext) {
     /** Type, length, member names and memory use of the value at an address. */
     async describe (address: DocumentAddress): Promise<Description> {
       screenDepth(address)
-      const reply = await call(context, address.key, describeScript.run<ScriptReply>(client, keysOf(context, address.key),
+      const reply = await call(context, address.key, describeScript.run<ScriptReply>(redis, keysOf(context, address.key),
         ['', '', '0', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
       checkStatus(reply[0], address)
       const [type, length, memory, keys] = reply[2] as [string, number | null, number, string[] | null]
@@ -148,7 +156,8 @@ export function documentReads (context: StoreContext) {
     /**
      * The same location in many documents, a chunk at a time: the version records first, then the values
      * in chunks whose documents' size bounds fit in MAX_REPLY_BYTES (most batches are one chunk: two round
-     * trips, three when some are missing), so what Redis sends at once stays bounded.
+     * trips, three when some are missing), so what Redis sends at once stays bounded. On a cluster, each
+     * step sends a command per hash slot, all at once (readKeys).
      */
     async * readChunks (keys: readonly string[], tokens: readonly string[]): AsyncGenerator<BatchReadItem[]> {
       if (keys.length === 0) return
@@ -159,15 +168,15 @@ export function documentReads (context: StoreContext) {
         docs.push(doc)
         versions.push(version)
       }
-      const records = await call(context, keys[0]!, client.sendCommand<Array<string | null>>(['MGET', ...versions]))
+      const records = await call(context, keys[0]!, readKeys<string | null>(redis, versions, (some) => ['MGET', ...some]))
       const bounds = records.map((record) => parseRecord(record).size ?? context.limits.documentBytes)
       for (const [from, to] of chunksWithin(bounds, context.limits.replyBytes)) {
         const values = await call(context, keys[from]!,
-          client.sendCommand<Array<string | null>>(['JSON.MGET', ...docs.slice(from, to), plan.guess]))
+          readKeys<string | null>(redis, docs.slice(from, to), (some) => ['JSON.MGET', ...some, plan.guess]))
         const missing = values.flatMap((value, index) => value === null ? [from + index] : [])
         const types = missing.length === 0
           ? []
-          : await call(context, keys[from]!, Promise.all(missing.map((index) => client.sendCommand<string>(['TYPE', docs[index]!]))))
+          : await call(context, keys[from]!, Promise.all(missing.map((index) => redis.send<string>(docs[index], ['TYPE', docs[index]!]))))
         const wrongType = new Set(missing.filter((_, position) => types[position] !== 'none'))
         yield await Promise.all(keys.slice(from, to).map(async (key, offset): Promise<BatchReadItem> => {
           const index = from + offset
@@ -199,13 +208,22 @@ export function documentReads (context: StoreContext) {
       return items
     },
 
-    /** One page of the documents whose keys start with prefix (SCAN, never KEYS), those `admits` keeps. */
-    async list (prefix: string, cursor: string, limit: number, admits: (key: string) => boolean = () => true): Promise<Listing> {
+    /**
+     * One page of the documents whose keys start with prefix (SCAN, never KEYS), those `admits` keeps, from
+     * a position (the first master's start when none). On a cluster the listing scans one master after
+     * another, in the order of their ids.
+     */
+    async list (prefix: string, from: ScanPosition | undefined, limit: number,
+      admits: (key: string) => boolean = () => true): Promise<Listing> {
       const match = escapeGlob(context.keyPrefix + prefix) + '*'
       const found = new Set<string>()
-      let next = cursor
+      let node: MasterNode | undefined = from === undefined
+        ? (await call(context, prefix, redis.masters()))[0]
+        : await call(context, prefix, redis.master(from.node))
+      if (node === undefined) throw new BadRequestError('The cursor names a node this Redis does not have')
+      let next = from?.cursor ?? '0'
       for (let round = 0; round < MAX_SCAN_ROUNDS; round++) {
-        const [following, keys] = await call(context, prefix, client.sendCommand<[string, string[]]>(
+        const [following, keys] = await call(context, prefix, node.sender.send<[string, string[]]>(undefined,
           ['SCAN', next, 'MATCH', match, 'COUNT', String(limit), 'TYPE', 'ReJSON-RL']))
         for (const key of keys) {
           // Scripts' copies and scratch keys are JSON too; their control characters tell them from documents.
@@ -213,11 +231,16 @@ export function documentReads (context: StoreContext) {
           const documentKey = key.slice(context.keyPrefix.length)
           if (admits(documentKey)) found.add(documentKey)
         }
+        if (!/^\d+$/.test(following)) throw new BadRequestError('Redis returned an unexpected cursor')
         next = following
-        if (next === '0' || found.size >= limit) break
+        if (next === '0') {
+          const current: MasterNode = node
+          node = (await call(context, prefix, redis.masters())).find((master) => Number(master.id) > Number(current.id))
+          if (node === undefined) break
+        }
+        if (found.size >= limit) break
       }
-      if (!/^\d+$/.test(next)) throw new BadRequestError('Redis returned an unexpected cursor')
-      return { keys: [...found], ...(next === '0' ? {} : { cursor: next }) }
+      return { keys: [...found], ...(node === undefined ? {} : { next: { node: node.id, cursor: next } }) }
     }
   }
 }

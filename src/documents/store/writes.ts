@@ -10,8 +10,10 @@ import { batchPutScript } from '../scripts/batch.js'
 import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
+import { MIRROR_SUFFIX } from '../../collections/storage.js'
+import { groupsBySlot } from '../../redis/slots.js'
 import {
-  checkStatus, documentKeysOf, recordOf, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
+  checkStatus, derivedKeysOf, documentKeysOf, recordOf, schemaMirror, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
@@ -218,46 +220,71 @@ export function documentWrites (context: StoreContext) {
     },
 
     /**
-     * Writes whole documents in one atomic step; each item succeeds or fails on its own, and an item
-     * its collection's schema rejects is not written.
+     * Writes whole documents, each item succeeding or failing on its own; an item its collection's schema
+     * rejects is not written. On one Redis the batch is one atomic step; on a cluster, one per hash slot.
      */
     async putMany (items: readonly BatchPutItem[]): Promise<BatchPutResult[]> {
-      if (items.length === 0) return []
       const budget = context.validation.budget()
-      for (let attempt = 0; attempt < MAX_BATCH_ATTEMPTS; attempt++) {
-        const rules = await Promise.all(items.map((item) => context.rules.rulesFor(item.key)))
-        const violations = await batchViolations(context, items, rules, budget)
-        const confirmed = await Promise.all(items.map((item, index) =>
-          violations[index] ? context.rules.confirm(item.key, rules[index]!) : true))
+      const results = new Array<BatchPutResult>(items.length)
+      let pending = items.map((_, index) => index)
+      for (let attempt = 0; attempt < MAX_BATCH_ATTEMPTS && pending.length > 0; attempt++) {
+        const batch = pending.map((index) => items[index]!)
+        const rules = await Promise.all(batch.map((item) => context.rules.rulesFor(item.key)))
+        const violations = await batchViolations(context, batch, rules, budget)
+        const confirmed = await Promise.all(batch.map((item, position) =>
+          violations[position] ? context.rules.confirm(item.key, rules[position]!) : true))
         if (confirmed.includes(false)) continue
-        const valid = items.flatMap((item, index) => violations[index] ? [] : [{ item, rules: rules[index]! }])
-        const documentKeys = valid.map(({ item }) => documentKeysOf(context, item.key))
-        const keys = [...valid.flatMap(({ rules }, index) => [...documentKeys[index]!, rules.schemaKey]),
-          context.keyPrefix + BATCH_SCRATCH_SUFFIX]
-        const args = [String(context.limits.documentBytes), String(valid.length), ...valid.flatMap(({ item, rules }) =>
-          [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.guard, item.json, String(storedSizeBound(item.json)),
-            String(item.depth)])]
-        const replies = valid.length === 0
-          ? []
-          : await write(context, items[0]!.key, documentKeys.flat(),
-            batchPutScript.run<Array<[BatchPutResult['status'], string | null]> | ['schemachanged']>(context.writer, keys, args))
-        if (replies[0] === 'schemachanged') {
-          items.forEach((item) => context.rules.forget(item.key))
-          continue
-        }
-        const written = replies as Array<[BatchPutResult['status'], string | null]>
-        let next = 0
-        return items.map((item, index): BatchPutResult => {
-          const rejected = violations[index]
-          if (rejected) return { key: item.key, status: 'invalid', violations: rejected }
-          const [status, version] = written[next++]!
-          if (status === 'toolarge') return { key: item.key, status, size: Number(version) }
-          return { key: item.key, status, ...(version ? { version } : {}) }
+        const valid: ValidItem[] = []
+        pending.forEach((index, position) => {
+          const rejected = violations[position]
+          if (rejected) results[index] = { key: items[index]!.key, status: 'invalid', violations: rejected }
+          else valid.push({ index, item: items[index]!, rules: rules[position]! })
+        })
+        const groups = groupsBySlot(valid.map(({ item }) => context.keyPrefix + item.key), context.redis.isCluster)
+          .map((group) => group.map((position) => valid[position]!))
+        const replies = valid.length === 0 ? [] : await Promise.all(groups.map((group) => putGroup(context, group)))
+        pending = []
+        groups.forEach((group, position) => {
+          const reply = replies[position]!
+          if (reply[0] === 'schemachanged') {
+            for (const { index, item } of group) {
+              context.rules.forget(item.key)
+              pending.push(index)
+            }
+            return
+          }
+          group.forEach(({ index, item }, offset) => {
+            const [status, version] = (reply as GroupReply)[offset]!
+            results[index] = status === 'toolarge'
+              ? { key: item.key, status, size: Number(version) }
+              : { key: item.key, status, ...(version ? { version } : {}) }
+          })
         })
       }
-      throw new WriteContendedError(items[0]!.key)
+      if (pending.length > 0) throw new WriteContendedError(items[pending[0]!]!.key)
+      return results
     }
   }
+}
+
+interface ValidItem {
+  index: number
+  item: BatchPutItem
+  rules: WriteRules
+}
+
+type GroupReply = Array<[BatchPutResult['status'], string | null]>
+
+/** Writes items of one hash slot in one step: their results, or ['schemachanged'] when nothing was written. */
+async function putGroup (context: StoreContext, group: readonly ValidItem[]): Promise<GroupReply | ['schemachanged']> {
+  const documentKeys = group.map(({ item }) => documentKeysOf(context, item.key))
+  const [mirror, scratch] = derivedKeysOf(context, group[0]!.item.key, [], [MIRROR_SUFFIX, BATCH_SCRATCH_SUFFIX])
+  const keys = [...documentKeys.flat(), schemaMirror(context, mirror!), scratch!]
+  const args = [String(context.limits.documentBytes), String(group.length), ...group.flatMap(({ item, rules }) =>
+    [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.collection ?? '', rules.guard, item.json,
+      String(storedSizeBound(item.json)), String(item.depth)])]
+  return await write(context, group[0]!.item.key, documentKeys.flat(),
+    batchPutScript.run<GroupReply | ['schemachanged']>(context.writer, keys, args))
 }
 
 /** Each item's violations of its collection's schema, all checked in one job of a validation worker. */
