@@ -30,11 +30,14 @@ export function clusterRedis (cluster: RedisClusterClient): Redis {
     ping: () => cluster.sendCommand(undefined, true, ['PING']),
     masters: () => Promise.all(lowestSlots().map(([shard, slot]) => nodeOf(shard, slot))),
     async master (id) {
-      const slot = /^\d{1,5}$/.test(id) ? cluster.slots[Number(id)] : undefined
-      return slot?.master ? await nodeOf(slot.master, Number(id)) : undefined
+      // A cursor of a single Redis names no master: the first.
+      const slot = /^\d{1,5}$/.test(id) ? cluster.slots[Number(id)] : id === '' ? cluster.slots[0] : undefined
+      return slot?.master ? await nodeOf(slot.master, Number(id || 0)) : undefined
     },
-    // Every connection the cluster client opens is the service's.
-    owns: () => true,
+    owns (clientId) {
+      for (const node of cluster.nodeByAddress.values()) if (node.client?._clientId === clientId) return true
+      return false
+    },
     close: () => cluster.close()
   }
 }

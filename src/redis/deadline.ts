@@ -84,15 +84,21 @@ export function withDeadline<T> (work: Promise<T>, timeoutMs: number): Promise<T
 }
 
 /**
+ * Error replies of a Redis that cannot serve the call for now: a cluster without a master for the slot,
+ * a slot on the move, a replica not yet promoted, a Redis loading its data.
+ */
+const UNAVAILABLE_REPLY = /^(CLUSTERDOWN|TRYAGAIN|MOVED|ASK|READONLY|LOADING|MASTERDOWN)\b/
+
+/**
  * A Redis call bounded like withDeadline, where anything but Redis' own error reply (a lost connection,
- * a client that gave up) becomes RedisUnavailableError, the 503. Error replies go through
- * translateReply when given, else are left to the caller.
+ * a client that gave up), and replies saying Redis cannot serve it for now, become RedisUnavailableError,
+ * the 503. Other error replies go through translateReply when given, else are left to the caller.
  */
 export function redisCall<T> (
   work: Promise<T>, timeoutMs: number, translateReply: (error: ErrorReply) => Error = (error) => error
 ): Promise<T> {
   return bounded(work, timeoutMs, (error) => {
-    if (error instanceof ErrorReply) return translateReply(error)
+    if (error instanceof ErrorReply && !UNAVAILABLE_REPLY.test(error.message)) return translateReply(error)
     if (error instanceof ReplicationTimeoutError) return error
     return new RedisUnavailableError((error as Error).message ?? String(error))
   })

@@ -73,6 +73,8 @@ export function createRedisCluster (options: RedisPluginOptions & { connection: 
     RESP,
     commandOptions,
     modules: { text: cacheableReads },
+    // A master lost (a failover) is looked for again a second after its connection dropped, not five.
+    topologyRefreshOnReconnectionAttemptStrategy: 1000,
     ...cacheOf(options)
   })
 }

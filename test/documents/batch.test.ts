@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { chunksWithin } from '../../src/documents/store/reads.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
-import { buildTestApp, connectRedis, get, put, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, connectRedis, get, onEveryMaster, put, uniqueKey } from '../helpers/app.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
 
 const app = await buildTestApp()
@@ -155,6 +155,6 @@ describe('a large batch write', () => {
 })
 
 async function scriptMicroseconds (redis: Awaited<ReturnType<typeof connectRedis>>): Promise<number> {
-  const stats = await redis.sendCommand<string>(['INFO', 'commandstats'])
+  const stats = (await onEveryMaster<string>(redis, ['INFO', 'commandstats'])).join('\n')
   return [...stats.matchAll(/cmdstat_fcall:calls=\d+,usec=(\d+)/g)].reduce((sum, [, usec]) => sum + Number(usec), 0)
 }

@@ -123,6 +123,14 @@ export function versionKeyOf (keyPrefix: string, key: string): string {
   return derivedKeysOf({ keyPrefix }, key, [VERSION_SUFFIX])[0]!
 }
 
+/** A command sent to every master of the suite's Redis (one, unless it is a cluster): their replies. */
+export async function onEveryMaster<T> (redis: RedisClient, args: string[]): Promise<T[]> {
+  const masters = (redis as unknown as Partial<RedisClusterClient>).masters
+  if (!Array.isArray(masters)) return [await redis.sendCommand<T>(args)]
+  const cluster = redis as unknown as RedisClusterClient
+  return await Promise.all(masters.map(async (master) => (await cluster.nodeClient(master)).sendCommand<T>(args)))
+}
+
 /** Commands whose arguments name no key. */
 const KEYLESS = new Set(['INFO', 'PING', 'FLUSHALL', 'FLUSHDB', 'FUNCTION', 'SCAN', 'KEYS', 'CONFIG', 'DBSIZE', 'SLOWLOG',
   'CLIENT', 'COMMAND', 'MEMORY', 'DEBUG', 'SCRIPT', 'TIME', 'WAIT', 'LATENCY', 'MODULE', 'CLUSTER', 'FT._LIST'])

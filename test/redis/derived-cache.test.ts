@@ -1,11 +1,15 @@
 import { afterAll, describe, expect, inject, it } from 'vitest'
 import { cacheKeyOf, type BoundedClientSideCache } from '../../src/redis/cache.js'
 import { DerivedCache } from '../../src/redis/derived-cache.js'
-import { createRedisClient } from '../../src/redis/plugin.js'
+import { createRedisClient, createRedisCluster, type RedisClient } from '../../src/redis/plugin.js'
 import { connectRedis, uniqueKey } from '../helpers/app.js'
 import { eventually } from '../helpers/local-redis.js'
 
-const client = createRedisClient({ connection: inject('redis'), commandTimeoutMs: 5000, cacheMaxEntries: 100 })
+const connection = inject('redis')
+// On a cluster, its client (the same typed commands), for what this file uses of one.
+const client = 'clusterNodes' in connection
+  ? createRedisCluster({ connection, commandTimeoutMs: 5000, cacheMaxEntries: 100 }) as unknown as RedisClient
+  : createRedisClient({ connection, commandTimeoutMs: 5000, cacheMaxEntries: 100 })
 await client.connect()
 const cache = client.clientSideCache as BoundedClientSideCache
 const other = await connectRedis()

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import type { RedisConnection } from '../../src/redis/connection.js'
 import { startLocalRedis } from '../../src/redis/local-server.js'
+import { launchLocalCluster } from '../helpers/local-cluster.js'
 import { provisionLocalRedis } from '../helpers/provision.js'
 
 declare module 'vitest' {
@@ -30,6 +31,7 @@ export default async function setup (project: TestProject) {
 }
 
 async function findRedis (): Promise<FoundRedis> {
+  if (process.env.TEST_REDIS === 'cluster') return startCluster()
   const url = process.env.REDIS_URL
   if (url) return { connection: { url }, description: `REDIS_URL (${url})`, stop: async () => {} }
   if (process.env.DOCKER_HOST || existsSync('/var/run/docker.sock')) {
@@ -50,6 +52,16 @@ async function startContainer (): Promise<FoundRedis> {
     .start()
   const url = `redis://${container.getHost()}:${container.getMappedPort(6379)}`
   return { connection: { url }, description: `redis:8 in a container (${url})`, stop: async () => { await container.stop() } }
+}
+
+/** TEST_REDIS=cluster: a local Redis Cluster of 3 masters, each with a replica. */
+async function startCluster (): Promise<FoundRedis> {
+  const cluster = await launchLocalCluster({ masters: 3, replicas: 1 })
+  return {
+    connection: { clusterNodes: cluster.nodes.map((node) => `redis://${node}`) },
+    description: `a local Redis Cluster of 3 masters with a replica each (${cluster.nodes.join(', ')})`,
+    stop: () => cluster.stop()
+  }
 }
 
 async function startLocal (): Promise<FoundRedis> {
