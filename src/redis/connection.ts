@@ -55,6 +55,21 @@ export function clientOptions (connection: RedisConnection, connectTimeoutMs: nu
   }
 }
 
+/**
+ * What every cluster client of the service's has in common: the nodes it starts from, clientOptions for
+ * every node's connection, and a lost master looked for again a second after its connection dropped, not five.
+ */
+export function clusterOptions (connection: { clusterNodes: string[] }, connectTimeoutMs: number) {
+  const { RESP, commandOptions, ...defaults } = clientOptions(connection, connectTimeoutMs)
+  return {
+    rootNodes: connection.clusterNodes.map((url) => ({ url })),
+    defaults,
+    RESP,
+    commandOptions,
+    topologyRefreshOnReconnectionAttemptStrategy: 1000
+  }
+}
+
 /** The user and password of a node's URL, which the connections to every node of its cluster take. */
 function credentialsOf (url: string): { username?: string, password?: string } {
   const { username, password } = new URL(url)

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { createClient, createCluster } from 'redis'
 import { BoundedClientSideCache, cacheableReads } from './cache.js'
-import { clientOptions, describeConnection, reconnectDelay, type RedisConnection } from './connection.js'
+import { clientOptions, clusterOptions, describeConnection, reconnectDelay, type RedisConnection } from './connection.js'
 import { watchConnection } from './connection-watch.js'
 import { clusterRedis } from './cluster.js'
 import type { CommandSender, Redis } from './redis.js'
@@ -66,15 +66,11 @@ export function createRedisClient (options: RedisPluginOptions) {
  * connection, and one client-side cache for them all.
  */
 export function createRedisCluster (options: RedisPluginOptions & { connection: { clusterNodes: string[] } }) {
-  const { RESP, commandOptions, ...defaults } = clientOptions(options.connection, options.commandTimeoutMs)
+  const shared = clusterOptions(options.connection, options.commandTimeoutMs)
   return createCluster({
-    rootNodes: options.connection.clusterNodes.map((url) => ({ url })),
-    defaults: { ...defaults, commandsQueueMaxLength: MAX_QUEUED_COMMANDS },
-    RESP,
-    commandOptions,
+    ...shared,
+    defaults: { ...shared.defaults, commandsQueueMaxLength: MAX_QUEUED_COMMANDS },
     modules: { text: cacheableReads },
-    // A master lost (a failover) is looked for again a second after its connection dropped, not five.
-    topologyRefreshOnReconnectionAttemptStrategy: 1000,
     ...cacheOf(options)
   })
 }

@@ -1,6 +1,6 @@
 import { createClientPool, createCluster } from 'redis'
 import { RedisUnavailableError, ReplicationTimeoutError } from '../errors.js'
-import { clientOptions, type RedisConnection } from './connection.js'
+import { clientOptions, clusterOptions, type RedisConnection } from './connection.js'
 import type { CommandSender } from './redis.js'
 
 export interface ReplicatedWritesOptions {
@@ -72,9 +72,8 @@ async function poolConnections (connection: RedisConnection, connectTimeoutMs: n
  * master meanwhile (a failover), nothing tells which master the write reached: its outcome is unknown.
  */
 async function clusterConnections (connection: RedisConnection & { clusterNodes: string[] }, connectTimeoutMs: number): Promise<Waiting> {
-  const { RESP, commandOptions, ...defaults } = clientOptions(connection, connectTimeoutMs)
   const clusters = await Promise.all(Array.from({ length: CLUSTER_CONNECTIONS }, async () => {
-    const cluster = createCluster({ rootNodes: connection.clusterNodes.map((url) => ({ url })), defaults, RESP, commandOptions })
+    const cluster = createCluster(clusterOptions(connection, connectTimeoutMs))
     cluster.on('node-error', () => {})
     return await cluster.connect()
   }))
