@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest'
+import {
+  flag, list, number, optionalNumber, optionalNumberText, protocol, record, rest, text, type Arg
+} from '../../src/redis/script-protocol.js'
+
+/** The strings an argument writes for a value. */
+function written<T> (arg: Arg<T>, value: T): string[] {
+  const args: string[] = []
+  arg.write(value, args)
+  return args
+}
+
+describe('arguments: each value written as the strings Lua reads back', () => {
+  it.each<[string, Arg<never>, unknown, string[]]>([
+    ['text as is', text, 'a b', ['a b']],
+    ['empty text', text, '', ['']],
+    ['text that looks like a number or a flag', text, '1', ['1']],
+    ['unicode text', text, 'é\u0000☃', ['é\u0000☃']],
+    ['true', flag, true, ['1']],
+    ['false', flag, false, ['0']],
+    ['an integer', number, 42, ['42']],
+    ['zero', number, 0, ['0']],
+    ['a negative fraction', number, -1.5, ['-1.5']],
+    ['a large integer', number, 2 ** 53, ['9007199254740992']],
+    ['a number that is there', optionalNumber, 7, ['7']],
+    ['a number that is not', optionalNumber, undefined, ['']],
+    ['zero, not nothing', optionalNumberText, 0, ['0']],
+    ['nothing, not zero', optionalNumberText, undefined, ['']],
+    ['the rest as it is', rest, ['a', '', 'b'], ['a', '', 'b']],
+    ['no rest', rest, [], []],
+    ['a list: its count, then each', list(text), ['x', 'y'], ['2', 'x', 'y']],
+    ['an empty list', list(text), [], ['0']],
+    ['a list of lists', list(list(number)), [[1], [], [2, 3]], ['3', '1', '1', '0', '2', '2', '3']],
+    ['a record, in declaration order whatever the value\'s', record({ b: text, a: flag }), { a: true, b: 'x' }, ['x', '1']],
+    ['records in a list', list(record({ n: number, s: list(text) })), [{ n: 1, s: ['a'] }, { n: 2, s: [] }], ['2', '1', '1', 'a', '2', '0']]
+  ])('%s', (_, arg, value, strings) => {
+    expect(written(arg, value as never)).toEqual(strings)
+  })
+
+  it.each([NaN, Infinity, -Infinity])('refuses %s for a number, which Lua would read as nil', (value) => {
+    expect(() => written(number, value)).toThrow(RangeError)
+    expect(() => written(optionalNumber, value)).toThrow(RangeError)
+  })
+})
+
+describe('a protocol: keys and arguments by name, in declaration order', () => {
+  const declared = protocol({
+    keys: ['doc', 'ver'],
+    args: { ifMatch: text, wantValue: flag, limit: number, bound: optionalNumber, ttl: optionalNumberText },
+    reply: (raw) => raw as string
+  })
+
+  it('encodes keys and arguments in the declared slots, whatever order the values come in', () => {
+    expect(declared.encode({ ver: 'v', doc: 'd' }, { ttl: undefined, bound: 3, limit: 9, wantValue: true, ifMatch: '"1"' }))
+      .toEqual({ keys: ['d', 'v'], args: ['"1"', '1', '9', '3', ''] })
+  })
+
+  it('gives Lua a local per key and argument, read by position when each takes one string', () => {
+    expect(declared.cursor).toBe(false)
+    expect(declared.lua).toBe([
+      'local doc, ver = KEYS[1], KEYS[2]',
+      'local ifMatch = ARGV[1]',
+      "local wantValue = ARGV[2] == '1'",
+      'local limit = tonumber(ARGV[3])',
+      'local bound = tonumber(ARGV[4])',
+      'local ttl = ARGV[5]',
+      ''
+    ].join('\n'))
+  })
+
+  it('reads arguments in turn once one of them varies in length, lists of one-call items without a closure', () => {
+    const varying = protocol({
+      keys: ['a'],
+      args: { first: text, names: list(text), items: list(record({ n: number, on: flag })), last: number },
+      reply: () => undefined
+    })
+    expect(varying.cursor).toBe(true)
+    expect(varying.lua).toBe([
+      'local a = KEYS[1]',
+      'local first = arg()',
+      'local names = listArg(arg)',
+      "local items = listArg(function() return { n = tonumber(arg()), on = arg() == '1' } end)",
+      'local last = tonumber(arg())',
+      ''
+    ].join('\n'))
+    expect(varying.encode({ a: 'k' }, { first: 'f', names: ['x'], items: [{ n: 1, on: false }], last: 2 }))
+      .toEqual({ keys: ['k'], args: ['f', '1', 'x', '1', '1', '0', '2'] })
+  })
+
+  it('puts groups of keys after the fixed ones, one table of them per group in Lua', () => {
+    const grouped = protocol({
+      keys: ['mirror', 'scratch'],
+      keyGroups: { name: 'documents', keys: ['doc', 'ver'] },
+      args: { rest },
+      reply: () => undefined
+    })
+    expect(grouped.encode({ mirror: 'm', scratch: 's', documents: [{ doc: 'd1', ver: 'v1' }, { ver: 'v2', doc: 'd2' }] }, { rest: ['r'] }))
+      .toEqual({ keys: ['m', 's', 'd1', 'v1', 'd2', 'v2'], args: ['r'] })
+    expect(grouped.encode({ mirror: 'm', scratch: 's', documents: [] }, { rest: [] })).toEqual({ keys: ['m', 's'], args: [] })
+    expect(grouped.lua).toBe([
+      'local mirror, scratch = KEYS[1], KEYS[2]',
+      'local documents = {}',
+      'for i = 1, (#KEYS - 2) / 2 do documents[i] = { doc = KEYS[1 + 2 * i], ver = KEYS[2 + 2 * i] } end',
+      ''
+    ].join('\n'))
+  })
+
+  it('decodes the reply with the declared parser', () => {
+    expect(declared.decode('x')).toBe('x')
+  })
+
+  it.each<[string, () => unknown]>([
+    ['a name Lua cannot hold', () => protocol({ keys: ['a-b'], args: {}, reply: () => undefined })],
+    ['a name given twice', () => protocol({ keys: ['a'], args: { a: text }, reply: () => undefined })],
+    ['an argument the body reads itself before others', () => protocol({ keys: [], args: { pairs: rest, n: number }, reply: () => undefined })],
+    ['a list of what Lua cannot read', () => list(rest)],
+    ['a record with what Lua cannot read', () => record({ pairs: rest })]
+  ])('refuses %s', (_, declare) => {
+    expect(declare).toThrow()
+  })
+})
