@@ -1,6 +1,7 @@
 import { LruMap } from 'toad-cache'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
+import { number, protocol } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
 import { RIGHTS, type Right } from './scopes.js'
 
@@ -45,17 +46,23 @@ export function parseRateLimit (text: string): RateLimits | undefined {
 }
 
 /**
- * KEYS: the identity's counter for the window. ARGV: limit, units wanted, TTL ms. Grants what is left
- * of the window's budget, at most the units wanted: never more than the limit in all, whatever the
- * instances. Answers the units granted and the count after them.
+ * Grants what is left of the window's budget on the identity's counter, at most the units wanted: never
+ * more than the limit in all, whatever the instances. Answers the units granted and the count after them.
  */
-const leaseScript = new LuaScript('rate-limit-lease', `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local left = tonumber(ARGV[1]) - used
+export const leaseScript = new LuaScript('rate-limit-lease', protocol({
+  keys: ['counter'],
+  args: { limit: number, wanted: number, ttlMs: number },
+  reply: (raw) => {
+    const [granted, used] = raw as [number, number]
+    return { granted, used }
+  }
+}), `
+local used = tonumber(redis.call('GET', counter) or '0')
+local left = limit - used
 if left <= 0 then return {0, used} end
-local grant = math.min(tonumber(ARGV[2]), left)
-used = redis.call('INCRBY', KEYS[1], grant)
-if used == grant then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+local grant = math.min(wanted, left)
+used = redis.call('INCRBY', counter, grant)
+if used == grant then redis.call('PEXPIRE', counter, ttlMs) end
 return {grant, used}
 `)
 
@@ -142,9 +149,8 @@ export class RateLimiter {
     const left = this.#limit.count - lease.used
     const wanted = Math.max(1, Math.floor(left / LEASE_SHARE))
     const key = `${this.#keyPrefix}${INFIX}${this.#limit.name}${INFIX}${identity}${INFIX}${lease.window}`
-    const ttlMs = String(this.#limit.windowMs + 1000)
-    const [granted, used] = await redisCall(
-      leaseScript.run<[number, number]>(this.#client, [key], [String(this.#limit.count), String(wanted), ttlMs]), this.#timeoutMs)
+    const { granted, used } = await redisCall(leaseScript.run(this.#client, { counter: key },
+      { limit: this.#limit.count, wanted, ttlMs: this.#limit.windowMs + 1000 }), this.#timeoutMs)
     lease.available += granted
     lease.used = used
   }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
+import { number, optionalNumberText, protocol, text } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
 import type { Scope } from './scopes.js'
 
@@ -29,10 +30,14 @@ export interface TokenInfo {
 /** What a credential grants, and until when (epoch ms) an instance may trust it without asking again. */
 export interface Verified { scopes: Scope[], until: number }
 
-/** KEYS: token hash. ARGV: secret hash, scopes JSON, label, created ms, ttl ms ('' for none). */
-const createScript = new LuaScript('create-token', `
-redis.call('HSET', KEYS[1], 'hash', ARGV[1], 'scopes', ARGV[2], 'label', ARGV[3], 'created', ARGV[4])
-if ARGV[5] ~= '' then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+/** Stores a token: the hash of its secret, its scopes as JSON, its label, when it was created and its ttl. */
+export const createTokenScript = new LuaScript('create-token', protocol({
+  keys: ['token'],
+  args: { secretHash: text, scopes: text, label: text, created: number, ttlMs: optionalNumberText },
+  reply: () => undefined
+}), `
+redis.call('HSET', token, 'hash', secretHash, 'scopes', scopes, 'label', label, 'created', created)
+if ttlMs ~= '' then redis.call('PEXPIRE', token, ttlMs) end
 return 1
 `)
 
@@ -55,12 +60,12 @@ export function createTokenStore (client: CommandSender, writer: CommandSender, 
     async create (scopes: Scope[], ttlSeconds: number | undefined, label: string | undefined): Promise<{ id: string, token: string }> {
       const id = randomBytes(16).toString('hex')
       const secret = randomBytes(32).toString('base64url')
-      const ttlMs = ttlSeconds === undefined ? '' : String(Math.max(1, Math.round(ttlSeconds * 1000)))
+      const ttlMs = ttlSeconds === undefined ? undefined : Math.max(1, Math.round(ttlSeconds * 1000))
       const created = Date.now()
-      const expires = ttlMs === '' ? '+inf' : String(created + Number(ttlMs))
+      const expires = ttlMs === undefined ? '+inf' : String(created + ttlMs)
       await bounded(writer.send(indexKey, ['ZADD', indexKey, expires, id]))
-      await bounded(createScript.run(writer, [keyOf(id)],
-        [sha256(secret).toString('hex'), JSON.stringify(scopes), label ?? '', String(created), ttlMs]))
+      await bounded(createTokenScript.run(writer, { token: keyOf(id) },
+        { secretHash: sha256(secret).toString('hex'), scopes: JSON.stringify(scopes), label: label ?? '', created, ttlMs }))
       return { id, token: `jdt.${id}.${secret}` }
     },
 

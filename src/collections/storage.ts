@@ -1,6 +1,7 @@
 import { PreconditionFailedError } from '../errors.js'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
+import { protocol, rest, text } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
 import { keyBeside, SLOTS, tagOfSlot } from '../redis/slots.js'
 
@@ -55,34 +56,59 @@ local function nextGeneration(key)
 end
 `
 
-/** KEYS: schema hash, collection set. ARGV: collection, schema text, If-Match, If-None-Match. */
-const putSchemaScript = new LuaScript('put-schema', conditionsLua + `
-local current = redis.call('HGET', KEYS[1], 'revision')
-if not holds(current, ARGV[3], ARGV[4]) then return { 'precondition' } end
-local revision = nextGeneration(KEYS[1])
-redis.call('HSET', KEYS[1], 'schema', ARGV[2], 'revision', revision, 'generation', revision)
-redis.call('SADD', KEYS[2], ARGV[1])
+/** A schema script's status, and the revision or generation it wrote. */
+export interface SchemaChange {
+  status: 'ok' | 'created' | 'notfound' | 'precondition'
+  revision?: string
+}
+
+const schemaChange = (raw: unknown): SchemaChange => {
+  const [status, revision] = raw as [SchemaChange['status'], unknown]
+  return typeof revision === 'string' ? { status, revision } : { status }
+}
+
+/** The keys of a schema change: the collection's schema hash and the set of collections. */
+const SCHEMA_KEYS = ['schemaKey', 'collections'] as const
+
+/** Registers a schema; answers its new revision. */
+export const putSchemaScript = new LuaScript('put-schema', protocol({
+  keys: SCHEMA_KEYS,
+  args: { collection: text, schema: text, ifMatch: text, ifNoneMatch: text },
+  reply: schemaChange
+}), conditionsLua + `
+local current = redis.call('HGET', schemaKey, 'revision')
+if not holds(current, ifMatch, ifNoneMatch) then return { 'precondition' } end
+local revision = nextGeneration(schemaKey)
+redis.call('HSET', schemaKey, 'schema', schema, 'revision', revision, 'generation', revision)
+redis.call('SADD', collections, collection)
 return { current and 'ok' or 'created', revision }
 `)
 
-/** KEYS: schema hash, collection set. ARGV: collection, If-Match, If-None-Match. Leaves the generation. */
-const deleteSchemaScript = new LuaScript('delete-schema', conditionsLua + `
-local current = redis.call('HGET', KEYS[1], 'revision')
+/** Removes a schema, leaving its generation; answers the new generation. */
+export const deleteSchemaScript = new LuaScript('delete-schema', protocol({
+  keys: SCHEMA_KEYS,
+  args: { collection: text, ifMatch: text, ifNoneMatch: text },
+  reply: schemaChange
+}), conditionsLua + `
+local current = redis.call('HGET', schemaKey, 'revision')
 if not current then return { 'notfound' } end
-if not holds(current, ARGV[2], ARGV[3]) then return { 'precondition' } end
-local generation = nextGeneration(KEYS[1])
-redis.call('HDEL', KEYS[1], 'schema', 'revision')
-redis.call('HSET', KEYS[1], 'generation', generation)
-redis.call('SREM', KEYS[2], ARGV[1])
+if not holds(current, ifMatch, ifNoneMatch) then return { 'precondition' } end
+local generation = nextGeneration(schemaKey)
+redis.call('HDEL', schemaKey, 'schema', 'revision')
+redis.call('HSET', schemaKey, 'generation', generation)
+redis.call('SREM', collections, collection)
 return { 'ok', generation }
 `)
 
-/** KEYS: a slot's mirror. ARGV: pairs of collection and `<generation>:<revision>`, each set unless the mirror holds a newer generation. */
-const mirrorScript = new LuaScript('mirror-schemas', `
+/**
+ * A slot's mirror given pairs of collection and `<generation>:<revision>` (the arguments, read in a loop), each
+ * set unless the mirror holds a newer generation.
+ */
+export const mirrorScript = new LuaScript('mirror-schemas', protocol({ keys: ['mirror'], args: { pairs: rest }, reply: () => undefined }), `
 for i = 1, #ARGV, 2 do
-  local held = redis.call('HGET', KEYS[1], ARGV[i])
+  local held = redis.call('HGET', mirror, ARGV[i])
   if not held or tonumber(string.match(held, '^%d+')) < tonumber(string.match(ARGV[i + 1], '^%d+')) then
-    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+    redis.call('HSET', mirror, ARGV[i], ARGV[i + 1])
   end
 end
 return 1
@@ -115,7 +141,7 @@ export function createSchemaStorage (client: CommandSender, writer: CommandSende
   /** Sets every mirror, MIRROR_BATCH at a time. */
   async function mirror (pairs: string[]): Promise<void> {
     for (let from = 0; from < mirrors.length; from += MIRROR_BATCH) {
-      await Promise.all(mirrors.slice(from, from + MIRROR_BATCH).map((key) => mirrorScript.run(writer, [key], pairs)))
+      await Promise.all(mirrors.slice(from, from + MIRROR_BATCH).map((key) => mirrorScript.run(writer, { mirror: key }, { pairs })))
     }
   }
 
@@ -156,17 +182,17 @@ export function createSchemaStorage (client: CommandSender, writer: CommandSende
 
     /** Registers a schema; answers once every slot's mirror has its revision. */
     async put (collection: string, text: string, conditions: SchemaConditions): Promise<{ created: boolean, revision: string }> {
-      const [status, revision] = await bounded(putSchemaScript.run<[string, string]>(writer,
-        [keyOf(collection), collectionsKey], [collection, text, conditions.ifMatch, conditions.ifNoneMatch]))
+      const { status, revision } = await bounded(putSchemaScript.run(writer, { schemaKey: keyOf(collection), collections: collectionsKey },
+        { collection, schema: text, ifMatch: conditions.ifMatch, ifNoneMatch: conditions.ifNoneMatch }))
       if (status === 'precondition') throw preconditionFailed(collection)
-      await bounded(mirror([collection, mirroredState({ stored: { text, revision }, generation: revision })]))
-      return { created: status === 'created', revision }
+      await bounded(mirror([collection, mirroredState({ stored: { text, revision: revision! }, generation: revision! })]))
+      return { created: status === 'created', revision: revision! }
     },
 
     /** Removes a collection's schema; false when it had none. Answers once every slot's mirror knows. */
     async remove (collection: string, conditions: SchemaConditions): Promise<boolean> {
-      const [status, generation] = await bounded(deleteSchemaScript.run<[string, string?]>(writer,
-        [keyOf(collection), collectionsKey], [collection, conditions.ifMatch, conditions.ifNoneMatch]))
+      const { status, revision: generation } = await bounded(deleteSchemaScript.run(writer,
+        { schemaKey: keyOf(collection), collections: collectionsKey }, { collection, ifMatch: conditions.ifMatch, ifNoneMatch: conditions.ifNoneMatch }))
       if (status === 'precondition') throw preconditionFailed(collection)
       if (status !== 'ok') return false
       await bounded(mirror([collection, mirroredState({ generation: generation! })]))

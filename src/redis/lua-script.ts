@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { channel } from 'node:diagnostics_channel'
 import type { CommandSender } from './redis.js'
+import { ARGUMENT_CURSOR, type ScriptProtocol } from './script-protocol.js'
 
 /**
  * Lua several scripts build on, defined once in the function library rather than run again by every
@@ -28,25 +29,33 @@ export interface LuaUnit {
 }
 
 /** Every script defined: the service's scripts are module constants, defined once at import. */
-const defined: LuaScript[] = []
+const defined: LuaUnit[] = []
 
 /**
  * One of the service's Lua scripts: a function of the service's Redis function library, called with
- * FCALL. The body sees the call's keys and arguments as KEYS and ARGV, as an EVAL script would.
+ * FCALL. Its protocol names its keys and arguments, and its body starts with them as Lua locals.
  */
-export class LuaScript implements LuaUnit {
+export class LuaScript<Keys, Args, Reply> implements LuaUnit {
+  readonly body: string
+
   /** name labels the script's calls in metrics: short, and unique among the service's scripts. */
-  constructor (readonly name: string, readonly body: string, readonly options: LuaScriptOptions = {}) {
+  constructor (readonly name: string, readonly protocol: ScriptProtocol<Keys, Args, Reply>, body: string,
+    readonly options: LuaScriptOptions = {}) {
+    if (protocol.cursor && !options.shared?.source.startsWith(ARGUMENT_CURSOR)) {
+      throw new Error(`Script ${name} reads its arguments in turn: its shared Lua must start with the argument cursor`)
+    }
+    this.body = protocol.lua + body
     defined.push(this)
   }
 
   /** The scripts defined so far; once the app is built, every script it may run. */
-  static all (): LuaScript[] {
+  static all (): LuaUnit[] {
     return [...defined]
   }
 
-  async run<T> (client: CommandSender, keys: readonly string[], args: readonly string[]): Promise<T> {
-    return await currentLibrary().call<T>(client, this, keys, args)
+  async run (client: CommandSender, keys: Keys, args: Args): Promise<Reply> {
+    const call = this.protocol.encode(keys, args)
+    return this.protocol.decode(await currentLibrary().call(client, this, call.keys, call.args))
   }
 }
 

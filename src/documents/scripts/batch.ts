@@ -1,26 +1,48 @@
 import { LuaScript } from '../../redis/lua-script.js'
+import { list, number, optionalNumberText, protocol, record, text } from '../../redis/script-protocol.js'
 import { documentLua } from './prelude.js'
 
 /**
- * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
- * one hash slot. KEYS: each item's document and version record, then the slot's schema mirror and a scratch
- * key. ARGV: the longest document in bytes, the item count, then per item If-Match, If-None-Match, ttl, its
- * collection and schema guard (as in guardedWrite),
- * the JSON text, an upper bound of its size in RedisJSON and its depth. Reply: per item { status, version }
- * with status created | ok | precondition | wrongtype | toolarge (then the size instead of a version); an
- * item that fails leaves its document untouched and the others still apply. When any schema guard fails,
- * nothing is written and the reply is { 'schemachanged' }.
+ * An item of a batch: its preconditions, ttl, collection and schema guard (as in guardedWrite), its JSON
+ * text, an upper bound of its size in RedisJSON and its depth.
  */
-export const batchPutScript = new LuaScript('batch-put', `
-local maxBytes, count, items = tonumber(arg()), tonumber(arg()), {}
-local mirror, scratch = KEYS[2 * count + 1], KEYS[2 * count + 2]
-for i = 1, count do
-  local item = { doc = KEYS[2 * i - 1], ver = KEYS[2 * i] }
-  item.ifMatch, item.ifNoneMatch, item.ttl, item.collection, item.guard = arg(), arg(), arg(), arg(), arg()
-  item.value, item.size, item.depth = arg(), tonumber(arg()), tonumber(arg())
-  items[i] = item
-end
-for _, item in ipairs(items) do
+const batchItem = record({
+  ifMatch: text, ifNoneMatch: text, ttl: optionalNumberText, collection: text, guard: text, value: text, size: number, depth: number
+})
+
+/** The status of an item of a batch, and its new version (or, when too large, the size it would have had). */
+export type BatchItemReply =
+  | { status: 'created' | 'ok' | 'precondition' | 'wrongtype', version?: string }
+  | { status: 'toolarge', size: number }
+
+export type BatchReply = { status: 'schemachanged' } | { status: 'done', items: BatchItemReply[] }
+
+function batchReply (raw: unknown): BatchReply {
+  const replies = raw as Array<[string, unknown]> | ['schemachanged']
+  if (replies[0] === 'schemachanged') return { status: 'schemachanged' }
+  return {
+    status: 'done',
+    items: (replies as Array<[BatchItemReply['status'], unknown]>).map(([status, detail]): BatchItemReply => {
+      if (status === 'toolarge') return { status, size: Number(detail) }
+      return detail === null || detail === undefined || detail === false ? { status } : { status, version: String(detail) }
+    })
+  }
+}
+
+/**
+ * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
+ * one hash slot, given with the slot's schema mirror, a scratch key, and the longest document in bytes.
+ * An item that fails leaves its document untouched and the others still apply. When any schema guard
+ * fails, nothing is written.
+ */
+export const batchPutScript = new LuaScript('batch-put', protocol({
+  keys: ['mirror', 'scratch'],
+  keyGroups: { name: 'documents', keys: ['doc', 'ver'] },
+  args: { maxBytes: number, items: list(batchItem) },
+  reply: batchReply
+}), `
+for i, item in ipairs(items) do
+  item.doc, item.ver = documents[i].doc, documents[i].ver
   if not schemaHolds(mirror, item.collection, item.guard) then return { 'schemachanged' } end
 end
 

@@ -1,22 +1,20 @@
+import { list, record, text } from '../../redis/script-protocol.js'
 import { guardedWrite } from './prelude.js'
+import { writtenPointer } from './protocol.js'
+
+/** One operation: its name, its pointer (joined to the base), three arguments ('' when unused), JSON values. */
+const operation = record({ name: text, path: writtenPointer, a: text, b: text, c: text, values: list(text) })
 
 /**
- * Operations at locations, without a read-modify-write round trip. ARGV after the base pointer: the
- * operation count, then per operation: its name, its pointer (joined to the base), three arguments
- * ('' when unused) and a list of JSON values. One operation applies to the document in place; a list
- * applies to a copy that replaces the document only when every operation succeeded.
+ * Operations at locations, without a read-modify-write round trip. One operation applies to the document in
+ * place; a list applies to a copy that replaces the document only when every operation succeeded.
  * Reply: { 'ok', version, results (JSON texts), expiresAt } or { 'failed', index, reason, detail }.
  */
-export const operationsScript = guardedWrite('operations', `
-local work = KEYS[3]
+export const operationsScript = guardedWrite('operations', { operations: list(operation) },
+  (raw) => (raw as unknown[]).map(String), `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
-local count, operations = tonumber(arg()), {}
-for i = 1, count do
-  local op = { name = arg(), path = tokensArg(), a = arg(), b = arg(), c = arg(), values = {} }
-  for j = 1, tonumber(arg()) do op.values[j] = arg() end
-  operations[i] = op
-end
+local count = #operations
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 
 -- Comparisons rather than a table of tables: a script builds its tables anew on every call.

@@ -1,4 +1,6 @@
+import { list, record, text } from '../../redis/script-protocol.js'
 import { guardedWrite } from './prelude.js'
+import { jsonText, writtenPointer } from './protocol.js'
 
 /*
  * Structural equality of two JSON texts as RedisJSON serialises them (so strings share one escaping):
@@ -77,22 +79,22 @@ end
 `
 
 /**
- * JSON Patch (RFC 6902), all operations or none. KEYS adds a working copy and a scratch key to the
- * document's two. ARGV after the base pointer: the operation count, then per operation its name, a
- * reason it cannot apply ('' when none), its value ('' when none), its path and its from pointers
- * (both already joined to the base). The patch applies to a copy that replaces the document only
- * when every operation succeeded. A failed operation answers { 'failed', index, reason }.
+ * One operation of a JSON Patch: its name, a reason it cannot apply ('' when none), its value ('' when none),
+ * its path and its from pointers (both already joined to the base).
  */
-export const jsonPatchScript = guardedWrite('json-patch', `
-local work, scratch = KEYS[3], KEYS[4]
+const patchOperation = record({ name: text, invalid: text, value: text, path: writtenPointer, from: writtenPointer })
+
+/**
+ * JSON Patch (RFC 6902), all operations or none, on the working copy (the scratch key holds test values).
+ * The patch applies to a copy that replaces the document only when every operation succeeded. A failed
+ * operation answers { 'failed', index, reason }.
+ */
+export const jsonPatchScript = guardedWrite('json-patch', { operations: list(patchOperation) }, jsonText, `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local base = locate(doc, tokens)
 if not present(doc, base) then return { 'notfound' } end
-local count, operations = tonumber(arg()), {}
-for i = 1, count do
-  operations[i] = { name = arg(), invalid = arg(), value = arg(), path = tokensArg(), from = tokensArg() }
-end
+local count = #operations
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 
 local function add(path, value)

@@ -1,4 +1,8 @@
 import { LuaScript, type SharedLua } from '../../redis/lua-script.js'
+import {
+  ARGUMENT_CURSOR, flag, number, optionalNumber, optionalNumberText, protocol, text, type Arg, type ArgSpec, type ArgsOf, type KeysOf
+} from '../../redis/script-protocol.js'
+import { documentReply, writtenPointer, type DocumentReply } from './protocol.js'
 
 /*
  * Lua shared by every document script. Conventions:
@@ -20,9 +24,7 @@ const LUA_PARSE = 64
 /** How an error reply of a script that stopped at the work limit starts. */
 export const TOO_COSTLY = 'TOOCOSTLY'
 
-export const prelude = `
-local argi = 0
-local function arg() argi = argi + 1; return ARGV[argi] end
+export const prelude = ARGUMENT_CURSOR + `
 local function tokensArg()
   local n, tokens = tonumber(arg()), {}
   for i = 1, n do tokens[i] = { member = arg(), index = arg() } end
@@ -324,34 +326,57 @@ end
  */
 export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records = 0, math.huge, {}' }
 
-/** The header every single-document script starts with: keys, preconditions, ttl and the location. */
-export const documentHeader = `
-local doc, ver = KEYS[1], KEYS[2]
-local ifMatch, ifNoneMatch, wantValue, ttl = arg(), arg(), arg() == '1', arg()
-local tokens = tokensArg()
-`
+/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two. */
+const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey'] as const
+
+/** What every single-document write takes first: preconditions, whether to answer the value, ttl, the location. */
+const writeHead = {
+  ifMatch: text,
+  ifNoneMatch: text,
+  wantValue: flag,
+  /** '' keeps the expiry, '0' removes it, else milliseconds from now. */
+  ttl: optionalNumberText,
+  tokens: writtenPointer
+}
+
+/** The sizing of a write, as the write guard takes it: see Sizing in the store. */
+type SizingMode = 'add' | 'replace' | 'keep'
 
 /*
- * Every document write runs behind this guard. KEYS 5 and 6: the schema mirror of the document's slot and
- * a copy key. ARGV after the pointer: the document's collection and the schema guard (see schemaHolds),
- * the base version ('' when any will do, 'absent' for no
- * document), '1' to preview, then the write's sizing: the bytes it may add to the document's text ('' when
- * unknown), the depth it may give it ('' when unknown), how it changes them ('add', 'replace' for a whole new
- * document, 'keep' for writes that cannot grow one), and the limits: the longest document and the work a
- * script may do, in bytes.
+ * Every document write runs behind this guard. Its keys: the schema mirror of the document's slot and a copy
+ * key. Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
+ * base version ('' when any will do, 'absent' for no document), whether to preview, then the write's sizing:
+ * the bytes it may add to the document's text (none when unknown), the depth it may give it (none when
+ * unknown), how it changes them ('add', 'replace' for a whole new document, 'keep' for writes that cannot
+ * grow one), and the limits: the longest document and the work a script may do, in bytes.
  * A preview applies the write to a copy and answers { 'preview', status, base version, whole document }
  * leaving Redis as it was; the caller validates that document and then writes for real with the base
  * version, so a write validated against a document that has changed since is answered 'stale' and never
  * lands. A write that may take the document past the limit runs on a copy too, measured before it
  * replaces the document: { 'toolarge', size } leaves Redis as it was.
  */
+const guardArgs = {
+  collection: text,
+  schemaGuard: text,
+  base: text,
+  previewing: flag,
+  growth: optionalNumber,
+  depthAfter: optionalNumber,
+  sizing: text as Arg<SizingMode>,
+  maxBytes: number,
+  maxWork: number
+}
+
+export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
+export type WriteHead = ArgsOf<typeof writeHead>
+export type WriteGuard = ArgsOf<typeof guardArgs>
+
+/** A single-document write script: its own arguments Op after the head and the guard's, its value V. */
+export type GuardedScript<Op, V> = LuaScript<WriteKeys, WriteHead & WriteGuard & Op, DocumentReply<V>>
+
 const writeGuard = `
 -- The call's own: a preview replaces them below.
 local bump, applyTtl = bump, applyTtl
-local mirror, copyKey = KEYS[5], KEYS[6]
-local collection, schemaGuard, base, previewing = arg(), arg(), arg(), arg() == '1'
-local growth, depthAfter, sizing = tonumber(arg()), tonumber(arg()), arg()
-local maxBytes, maxWork = tonumber(arg()), tonumber(arg())
 if not schemaHolds(mirror, collection, schemaGuard) then return { 'schemachanged' } end
 local function baseVersion()
   if redis.call('EXISTS', doc) == 0 then return 'absent' end
@@ -402,7 +427,7 @@ end
 const commitReply = `
 local finished, reply = pcall(main)
 if not finished then
-  redis.call('DEL', copyKey, KEYS[3], KEYS[4])
+  redis.call('DEL', copyKey, work, scratch)
   if reply == TOO_COSTLY then return { 'toocostly' } end
   error(reply)
 end
@@ -418,7 +443,13 @@ end
 return reply
 `
 
-/** A single-document write script named name: the prelude, the header, the write guard, then the body. */
-export function guardedWrite (name: string, body: string, helpers = ''): LuaScript {
-  return new LuaScript(name, documentHeader + helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply, { shared: documentLua })
+/**
+ * A single-document write script named name, taking args after the head and the guard's and answering values
+ * value parses: the prelude, the write guard, then the body.
+ */
+export function guardedWrite<A extends ArgSpec, V> (name: string, args: A, value: (raw: unknown) => V,
+  body: string, helpers = ''): GuardedScript<ArgsOf<A>, V> {
+  const declared = protocol({ keys: WRITE_KEYS, args: { ...writeHead, ...guardArgs, ...args }, reply: documentReply(value) })
+  return new LuaScript(name, declared, helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply,
+    { shared: documentLua }) as unknown as GuardedScript<ArgsOf<A>, V>
 }

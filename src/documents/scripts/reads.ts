@@ -1,14 +1,21 @@
 import { LuaScript } from '../../redis/lua-script.js'
-import { documentHeader, documentLua } from './prelude.js'
+import { flag, number, protocol, text } from '../../redis/script-protocol.js'
+import { documentLua } from './prelude.js'
+import { documentReply, jsonText, pointer } from './protocol.js'
 
 /*
- * Both scripts below take, after the pointer, the work limit in bytes: they stop with an error reply
+ * Both scripts below take a location and the work limit in bytes: they stop with an error reply
  * starting TOO_COSTLY rather than walk a parent object's text in Lua past it.
  */
+const located = <V>(value: (raw: unknown) => V) =>
+  protocol({ keys: ['doc', 'ver'], args: { tokens: pointer, maxWork: number }, reply: documentReply(value) })
+
+/** What describeScript tells of a value: its type, its length, its memory use and its member names. */
+export type DescribedValue = [type: string, length: number | null, memory: number, keys: string[] | null]
 
 /** GET of a location whose digit tokens did not all address array elements: resolve, then read. */
-export const readScript = new LuaScript('read', documentHeader + `
-workLeft = tonumber(arg())
+export const readScript = new LuaScript('read', located(jsonText), `
+workLeft = maxWork
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local value = getAt(doc, locate(doc, tokens))
@@ -18,8 +25,8 @@ return { 'ok', version, value, expires or false }
 `, { shared: documentLua, readOnly: true })
 
 /** What is at a location: type, size (string, array, object), member names and memory use. */
-export const describeScript = new LuaScript('describe', documentHeader + `
-workLeft = tonumber(arg())
+export const describeScript = new LuaScript('describe', located((raw) => raw as DescribedValue), `
+workLeft = maxWork
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 local loc = locate(doc, tokens)
@@ -38,19 +45,20 @@ return { 'ok', version, { kind, length, memory, keys }, expires or false }
 `, { shared: documentLua, readOnly: true })
 
 /**
- * A JSONPath query, within its bounds. KEYS: the document and its version record. ARGV: the expression, its
- * recursive descents and filters and '1' when it may match several values (from the service's parse), the
- * most values it may visit, and the reply limit in bytes. The values are estimated before RedisJSON runs
+ * A JSONPath query, within its bounds: the expression, its recursive descents and filters and whether it may
+ * match several values (from the service's parse), the most values it may visit, and the reply limit in
+ * bytes. The values are estimated before RedisJSON runs
  * the expression, for one that may match several: the document holds at most one per two bytes of its text
  * (`[0,0,...]`), visited once, again for each level of depth per recursive descent, and once more per
  * filter. A document written before records held sizes is measured once, and the record keeps what was found.
  * Reply: { 'ok', version, matches, expiresAt }, { 'toocostly', estimate }, { 'toolarge', bytes },
  * { 'badpath', RedisJSON's message }, or the document's kind when it holds none.
  */
-export const queryScript = new LuaScript('query', `
-local doc, ver = KEYS[1], KEYS[2]
-local path, descents, filters, multiple = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1'
-local maxValues, maxReply = tonumber(ARGV[5]), tonumber(ARGV[6])
+export const queryScript = new LuaScript('query', protocol({
+  keys: ['doc', 'ver'],
+  args: { path: text, descents: number, filters: number, multiple: flag, maxValues: number, maxReply: number },
+  reply: documentReply(jsonText)
+}), `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 

@@ -1,19 +1,16 @@
+import { flag, text } from '../../redis/script-protocol.js'
 import { guardedWrite } from './prelude.js'
+import { jsonText, noValue } from './protocol.js'
 
 /*
- * KEYS: the document, its version record, two scratch keys, then the write guard's keys. ARGV:
- * If-Match, If-None-Match, '1' to return the value written, ttl ('' keep, '0' remove, else ms), the
- * pointer, the write guard's arguments (see guardedWrite), then what the operation needs.
- * Reply: { status, version, value, expiresAt } where status is ok | created | notfound |
- * precondition | wrongtype.
+ * Each script answers { status, version, value, expiresAt } where status is ok | created | notfound |
+ * precondition | wrongtype, or what the write guard answers (see guardedWrite).
  */
-const script = (name: string, body: string) => guardedWrite(name, body)
 
 /** PUT: create or replace the document, or replace or add the value at a location. */
-export const putScript = script('put', `
+export const putScript = guardedWrite('put', { value: text }, jsonText, `
 local k = kindOf(doc)
 if k == 'wrongtype' then return { k } end
-local value = arg()
 if #tokens == 0 then
   if not preconditionHolds(ver, k ~= nil, ifMatch, ifNoneMatch) then return { 'precondition' } end
   redis.call('JSON.SET', doc, '$', value)
@@ -33,14 +30,13 @@ return done(existed and 'ok' or 'created', loc)
 `)
 
 /**
- * PATCH (RFC 7396) at a location. ARGV after the pointer: the patch, and '1' when it is an object.
+ * PATCH (RFC 7396) at a location, given the patch and whether it is an object.
  * JSON.MERGE into a location that does not exist stores the patch as is, nulls included; RFC 7396
  * merges it into an empty object, which is what happens here.
  */
-export const mergeScript = script('merge', `
+export const mergeScript = guardedWrite('merge', { patch: text, patchIsObject: flag }, jsonText, `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
-local patch, patchIsObject = arg(), arg() == '1'
 local loc = locate(doc, tokens)
 local existed = present(doc, loc)
 if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
@@ -55,7 +51,7 @@ return done(existed and 'ok' or 'created', loc)
 `)
 
 /** DELETE: the whole document (and its version), or the value at a location. */
-export const deleteScript = script('delete', `
+export const deleteScript = guardedWrite('delete', {}, jsonText, `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if #tokens == 0 then
@@ -72,7 +68,7 @@ return done('ok', nil)
 `)
 
 /** The time to live of a whole document on its own: ttl '' reads it, '0' removes it, else sets it. */
-export const expiryScript = script('expiry', `
+export const expiryScript = guardedWrite('expiry', {}, noValue, `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if ttl ~= '' and not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end

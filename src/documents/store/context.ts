@@ -3,6 +3,7 @@ import {
   limitExceeded, NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
 import { TOO_COSTLY } from '../scripts/prelude.js'
+import type { DocumentReply, Succeeded } from '../scripts/protocol.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { CommandSender, Redis } from '../../redis/redis.js'
@@ -40,13 +41,8 @@ export interface VersionRecord {
 }
 
 
-
-/** Status, version, value, expiresAt: what the document scripts answer. */
-export type ScriptReply = [status: string, version?: string | null, value?: unknown, expiresAt?: string | null]
-
 /** Suffix of the key holding a document's version record: control characters never occur in client keys. */
 export const VERSION_SUFFIX = '\u001fversion'
-const SCRATCH_SUFFIXES = ['\u001fwork', '\u001fscratch']
 
 /**
  * Keys for data of the document at `key` (its version record, scratch copies), `<prefix>{tag}<key><suffix>`,
@@ -71,15 +67,6 @@ export function schemaMirror (context: StoreContext, slotMirror: string): string
 /** The Redis keys holding a document: the JSON document and its version record. */
 export function documentKeysOf (context: StoreContext, key: string): [doc: string, ver: string] {
   return [context.keyPrefix + key, derivedKeysOf(context, key, [VERSION_SUFFIX])[0]!]
-}
-
-/**
- * The Redis keys of a document: the JSON document, its version record, two scratch keys, one per extra
- * suffix, then one per slot suffix (keys of the document's slot, not of the document).
- */
-export function keysOf (context: StoreContext, key: string, extraSuffixes: readonly string[] = [],
-  slotSuffixes: readonly string[] = []): string[] {
-  return [context.keyPrefix + key, ...derivedKeysOf(context, key, [VERSION_SUFFIX, ...SCRATCH_SUFFIXES, ...extraSuffixes], slotSuffixes)]
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */
@@ -116,8 +103,8 @@ export function withRecord<T extends object> (target: T, record: VersionRecord):
 }
 
 /** The version record of a script's reply: its version and, when set, its expiry. */
-export function recordOf (version: unknown, expiresAt: unknown): VersionRecord {
-  return expiresAt ? { version: String(version), expiresAt: Number(expiresAt) } : { version: String(version) }
+export function recordOf ({ version, expiresAt }: Succeeded<unknown>): VersionRecord {
+  return expiresAt ? { version: String(version), expiresAt } : { version: String(version) }
 }
 
 /** JSON.GET with a `$` path answers a JSON array of the matches; ours match exactly one location. */
@@ -133,6 +120,12 @@ export function notFound (address: DocumentAddress) {
 /** Refuses, before Redis, a pointer deeper than any value RedisJSON can hold. */
 export function screenDepth (address: DocumentAddress): void {
   if (address.tokens.length > MAX_POINTER_TOKENS) throw notFound(address)
+}
+
+/** A script's reply when it succeeded; else the domain error of its status. */
+export function succeeded<V> (reply: DocumentReply<V>, address: DocumentAddress): Succeeded<V> {
+  checkStatus(reply.status, address)
+  return reply as Succeeded<V>
 }
 
 /** Throws the domain error of a failed script status. */

@@ -1,12 +1,15 @@
 import { limitExceeded, SchemaViolationError, WriteContendedError, withExtensions } from '../../errors.js'
-import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../collections/rules.js'
 import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { SchemaSource } from '../../collections/validation-protocol.js'
 import type { Violation } from '../../collections/validator.js'
-import { pointerArgs, type DocumentAddress } from '../pointer.js'
-import { call, keysOf, schemaMirror, screenDepth, tooCostly, write, type ScriptReply, type StoreContext } from './context.js'
+import type { DocumentAddress } from '../pointer.js'
+import type { GuardedScript, WriteGuard, WriteHead, WriteKeys } from '../scripts/prelude.js'
+import type { DocumentReply } from '../scripts/protocol.js'
+import {
+  call, derivedKeysOf, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
+} from './context.js'
 
 /**
  * How a write's result is checked against its collection's schema: 'result' previews the write and
@@ -29,13 +32,20 @@ export type Sizing =
 /** Attempts before a write that keeps meeting concurrent changes gives up with 409. */
 const MAX_ATTEMPTS = 32
 
-const COPY_SUFFIX = '\u001fcopy'
+/** Suffixes of a write's keys beside its document: its version record, two scratch keys and the guard's copy. */
+const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fcopy']
+
+/** The keys of a write of the document at key. */
+function writeKeysOf (context: StoreContext, key: string): WriteKeys {
+  const [ver, work, scratch, copyKey, mirror] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX])
+  return { doc: context.keyPrefix + key, ver: ver!, work: work!, scratch: scratch!, mirror: schemaMirror(context, mirror!), copyKey: copyKey! }
+}
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */
-export async function guardedWrite (context: StoreContext, script: LuaScript, address: DocumentAddress,
-  head: readonly string[], extra: readonly string[], validation: Validation, sizing: Sizing): Promise<ScriptReply> {
+export async function guardedWrite<Op, V> (context: StoreContext, script: GuardedScript<Op, V>, address: DocumentAddress,
+  head: WriteConditionArgs, extra: Op, validation: Validation, sizing: Sizing): Promise<DocumentReply<V>> {
   screenDepth(address)
-  const write: GuardedWrite = {
+  const write: GuardedWrite<Op, V> = {
     context, script, address, head, extra, validation, sizing: sizingArgs(context, sizing), budget: context.validation.budget()
   }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -43,64 +53,67 @@ export async function guardedWrite (context: StoreContext, script: LuaScript, ad
     const reply = rules.schema && validation === 'result'
       ? await context.validatedWrites(address.key, () => writeOnce(write, rules))
       : await writeOnce(write, rules)
-    if (reply[0] === 'schemachanged') context.rules.forget(address.key)
-    else if (reply[0] !== 'stale') return checkCost(context, address.key, reply)
+    if (reply.status === 'schemachanged') context.rules.forget(address.key)
+    else if (reply.status !== 'stale') return checkCost(context, address.key, reply)
   }
   throw new WriteContendedError(address.key)
 }
 
-function sizingArgs ({ limits }: StoreContext, sizing: Sizing): string[] {
-  const known = (value: number | undefined) => value === undefined ? '' : String(value)
-  const [growth, depth] = sizing.mode === 'keep' ? ['', ''] : [known(sizing.growth), known(sizing.depth)]
-  return [growth, depth, sizing.mode, String(limits.documentBytes), String(limits.workBytes)]
+/** What a write takes first, but its location: preconditions, whether to answer the value, ttl. */
+export type WriteConditionArgs = Omit<WriteHead, 'tokens'>
+
+type SizingArgs = Pick<WriteGuard, 'growth' | 'depthAfter' | 'sizing' | 'maxBytes' | 'maxWork'>
+
+function sizingArgs ({ limits }: StoreContext, sizing: Sizing): SizingArgs {
+  const bounds = sizing.mode === 'keep' ? { growth: undefined, depthAfter: undefined } : { growth: sizing.growth, depthAfter: sizing.depth }
+  return { ...bounds, sizing: sizing.mode, maxBytes: limits.documentBytes, maxWork: limits.workBytes }
 }
 
 /** A write script's answer, unless it stopped at a cost limit: then the 422 naming that limit. */
-export function checkCost (context: StoreContext, key: string, reply: ScriptReply): ScriptReply {
+export function checkCost<V> (context: StoreContext, key: string, reply: DocumentReply<V>): DocumentReply<V> {
   const { limits } = context
-  if (reply[0] === 'toolarge') {
+  if (reply.status === 'toolarge') {
     throw limitExceeded('MAX_DOCUMENT_BYTES', limits.documentBytes,
-      `The write would make document "${key}" ${String(reply[1])} bytes long; documents hold at most ${limits.documentBytes}`)
+      `The write would make document "${key}" ${reply.size} bytes long; documents hold at most ${limits.documentBytes}`)
   }
-  if (reply[0] === 'toocostly') throw tooCostly(context)
+  if (reply.status === 'toocostly') throw tooCostly(context)
   return reply
 }
 
-interface GuardedWrite {
+interface GuardedWrite<Op, V> {
   context: StoreContext
-  script: LuaScript
+  script: GuardedScript<Op, V>
   address: DocumentAddress
-  head: readonly string[]
-  extra: readonly string[]
+  head: WriteConditionArgs
+  extra: Op
   validation: Validation
-  sizing: string[]
+  sizing: SizingArgs
   /** Worker time the request may still spend validating, over every attempt. */
   budget: ValidationBudget
 }
 
 /** One attempt: preview and validate when the rules ask for it, then write unless the document moved on. */
-async function writeOnce ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite,
-  rules: WriteRules): Promise<ScriptReply> {
-  const [doc, ver, work, scratch, copy, mirror] = keysOf(context, address.key, [COPY_SUFFIX], [MIRROR_SUFFIX])
-  const keys = [doc!, ver!, work!, scratch!, schemaMirror(context, mirror!), copy!]
-  const exec = (base: string, preview: boolean) => {
-    const reply = script.run<ScriptReply>(preview ? context.redis : context.writer, keys,
-      [...head, ...pointerArgs(address.tokens, true), rules.collection ?? '', rules.guard, base, preview ? '1' : '0', ...sizing, ...extra])
-    return preview ? call(context, address.key, reply) : write(context, address.key, keys.slice(0, 2), reply)
+async function writeOnce<Op, V> ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite<Op, V>,
+  rules: WriteRules): Promise<DocumentReply<V>> {
+  const keys = writeKeysOf(context, address.key)
+  const exec = (base: string, previewing: boolean) => {
+    const reply = script.run(previewing ? context.redis : context.writer, keys, {
+      ...head, tokens: address.tokens, ...sizing, ...extra, collection: rules.collection ?? '', schemaGuard: rules.guard, base, previewing
+    })
+    return previewing ? call(context, address.key, reply) : write(context, address.key, [keys.doc, keys.ver], reply)
   }
   let base = ''
   if (rules.schema && validation === 'result') {
     const preview = await exec('', true)
-    if (preview[0] !== 'preview') return preview
-    const [, , seenBase, document] = preview as unknown as [string, string, string, string | null]
-    const violations = document ? await violationsOf(context, rules.schema, document, budget) : undefined
+    if (preview.status !== 'preview') return preview
+    const violations = preview.document ? await violationsOf(context, rules.schema, preview.document, budget) : undefined
     if (violations) throw violationError(rules, address.key, violations)
-    base = seenBase
+    base = preview.base
   } else if (rules.schema && typeof validation === 'object') {
     const violations = await violationsOf(context, rules.schema, validation.document, budget)
     if (violations) {
       // A rejection must come from the current schema: these rules may predate a change.
-      if (!await context.rules.confirm(address.key, rules)) return ['schemachanged']
+      if (!await context.rules.confirm(address.key, rules)) return { status: 'schemachanged' }
       throw violationError(rules, address.key, violations)
     }
   }

@@ -4,11 +4,11 @@ import { forgetKeys } from '../../redis/cache.js'
 import { readKeys } from '../../redis/multi-key.js'
 import type { MasterNode } from '../../redis/redis.js'
 import type { Replied } from '../../redis/derived-cache.js'
-import { planPath, pointerArgs, type DocumentAddress } from '../pointer.js'
+import { planPath, type DocumentAddress } from '../pointer.js'
 import { describeScript, queryScript, readScript } from '../scripts/reads.js'
 import {
-  call, checkStatus, documentKeysOf, keysOf, notFound, parseRecord, recordOf, screenDepth, unwrap, withRecord,
-  type ScriptReply, type StoreContext, type VersionRecord
+  call, documentKeysOf, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
+  type StoreContext, type VersionRecord
 } from './context.js'
 
 export interface StoredValue extends VersionRecord {
@@ -67,10 +67,10 @@ export function documentReads (context: StoreContext) {
 
   /** Resolves digit tokens in Lua when reading them all as indices matched nothing. */
   async function resolveAndRead (address: DocumentAddress): Promise<StoredValue> {
-    const reply = await call(context, address.key, readScript.run<ScriptReply>(redis, keysOf(context, address.key),
-      ['', '', '1', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
-    checkStatus(reply[0], address)
-    return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
+    const [doc, ver] = documentKeysOf(context, address.key)
+    const reply = succeeded(await call(context, address.key,
+      readScript.run(redis, { doc, ver }, { tokens: address.tokens, maxWork: context.limits.workBytes })), address)
+    return withRecord({ json: String(reply.value) }, recordOf(reply))
   }
 
   /**
@@ -119,37 +119,38 @@ export function documentReads (context: StoreContext) {
     /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */
     async query (key: string, jsonPath: string, shape: JsonPathShape): Promise<StoredValue> {
       const { limits } = context
-      const reply = await call(context, key, queryScript.run<ScriptReply>(redis, documentKeysOf(context, key), [
-        jsonPath, String(shape.descents), String(shape.filters), shape.multiple ? '1' : '0', String(limits.jsonPathValues),
-        String(limits.replyBytes)
-      ]))
-      switch (reply[0]) {
+      const [doc, ver] = documentKeysOf(context, key)
+      const reply = await call(context, key, queryScript.run(redis, { doc, ver }, {
+        path: jsonPath, descents: shape.descents, filters: shape.filters, multiple: shape.multiple,
+        maxValues: limits.jsonPathValues, maxReply: limits.replyBytes
+      }))
+      switch (reply.status) {
         case 'toocostly':
           throw limitExceeded('MAX_JSONPATH_VALUES', limits.jsonPathValues, `The JSONPath could make RedisJSON visit ` +
-            `${String(reply[1])} values (one per two bytes of the document, times its depth plus one for each recursive ` +
+            `${String(reply.estimate)} values (one per two bytes of the document, times its depth plus one for each recursive ` +
             'descent, times one plus the filters)')
         case 'toolarge':
-          throw limitExceeded('MAX_REPLY_BYTES', limits.replyBytes, `The JSONPath matches ${String(reply[1])} bytes`)
+          throw limitExceeded('MAX_REPLY_BYTES', limits.replyBytes, `The JSONPath matches ${reply.size} bytes`)
         case 'badpath':
-          throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${String(reply[1])}`)
+          throw new InvalidJsonPathError(`RedisJSON refused the JSONPath: ${reply.message}`)
       }
-      checkStatus(reply[0], { key, tokens: [] })
-      return withRecord({ json: String(reply[2]) }, recordOf(reply[1], reply[3]))
+      const done = succeeded(reply, { key, tokens: [] })
+      return withRecord({ json: String(done.value) }, recordOf(done))
     },
 
     /** Type, length, member names and memory use of the value at an address. */
     async describe (address: DocumentAddress): Promise<Description> {
       screenDepth(address)
-      const reply = await call(context, address.key, describeScript.run<ScriptReply>(redis, keysOf(context, address.key),
-        ['', '', '0', '', ...pointerArgs(address.tokens), String(context.limits.workBytes)]))
-      checkStatus(reply[0], address)
-      const [type, length, memory, keys] = reply[2] as [string, number | null, number, string[] | null]
+      const [doc, ver] = documentKeysOf(context, address.key)
+      const reply = succeeded(await call(context, address.key,
+        describeScript.run(redis, { doc, ver }, { tokens: address.tokens, maxWork: context.limits.workBytes })), address)
+      const [type, length, memory, keys] = reply.value!
       return {
         type,
         ...(typeof length === 'number' ? { length } : {}),
         memory,
         ...(Array.isArray(keys) ? { keys } : {}),
-        ...recordOf(reply[1], reply[3])
+        ...recordOf(reply)
       }
     },
 

@@ -1,19 +1,20 @@
 import {
   NotFoundError, OperationFailedError, PatchFailedError, ValueTypeError, WriteContendedError, withExtensions
 } from '../../errors.js'
-import type { LuaScript } from '../../redis/lua-script.js'
 import type { WriteRules } from '../../collections/rules.js'
 import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { Violation } from '../../collections/validator.js'
-import { formatPointer, pointerArgs, type DocumentAddress } from '../pointer.js'
-import { batchPutScript } from '../scripts/batch.js'
+import { formatPointer, type DocumentAddress } from '../pointer.js'
+import { batchPutScript, type BatchReply } from '../scripts/batch.js'
 import { operationsScript } from '../scripts/operations.js'
 import { jsonPatchScript } from '../scripts/patch.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../scripts/writes.js'
+import type { GuardedScript } from '../scripts/prelude.js'
+import type { DocumentReply } from '../scripts/protocol.js'
 import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import { groupsBySlot } from '../../redis/slots.js'
 import {
-  checkStatus, derivedKeysOf, documentKeysOf, recordOf, schemaMirror, withRecord, write, type ScriptReply, type StoreContext, type VersionRecord
+  derivedKeysOf, documentKeysOf, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
@@ -95,8 +96,6 @@ const BATCH_SCRATCH_SUFFIX = '\u001fbatch'
 /** A batch whose collections' schemas keep changing under it gives up after this many attempts. */
 const MAX_BATCH_ATTEMPTS = 8
 
-const ttlArg = (ttlMs: number | undefined) => ttlMs === undefined ? '' : String(ttlMs)
-
 /** Bytes a new member or element at tokens adds besides its value: its name, a colon and a comma. */
 function slotBytes (tokens: readonly string[]): number {
   const last = tokens.at(-1)
@@ -144,18 +143,18 @@ function patchSizing (operations: readonly PreparedPatchOperation[]): Sizing {
 const KEEP: Sizing = { mode: 'keep' }
 
 export function documentWrites (context: StoreContext) {
-  function run (script: LuaScript, address: DocumentAddress, options: WriteOptions,
-    extra: readonly string[], sizing: Sizing, validation: Validation = 'result'): Promise<ScriptReply> {
-    const head = [options.ifMatch, options.ifNoneMatch, options.wantValue ? '1' : '0', ttlArg(options.ttlMs)]
+  function run<Op, V> (script: GuardedScript<Op, V>, address: DocumentAddress, options: WriteOptions,
+    extra: Op, sizing: Sizing, validation: Validation = 'result'): Promise<DocumentReply<V>> {
+    const head = { ifMatch: options.ifMatch, ifNoneMatch: options.ifNoneMatch, wantValue: options.wantValue, ttl: options.ttlMs }
     return guardedWrite(context, script, address, head, extra, validation, sizing)
   }
 
-  function resultOf ([status, version, value, expiresAt]: ScriptReply, address: DocumentAddress): WriteResult {
-    checkStatus(status, address)
+  function resultOf (reply: DocumentReply<string>, address: DocumentAddress): WriteResult {
+    const { status, version, value, expiresAt } = succeeded(reply, address)
     const result: WriteResult = { created: status === 'created' }
     if (version) result.version = version
-    if (typeof value === 'string') result.json = value
-    if (expiresAt) result.expiresAt = Number(expiresAt)
+    if (value !== undefined) result.json = value
+    if (expiresAt) result.expiresAt = expiresAt
     return result
   }
 
@@ -163,7 +162,7 @@ export function documentWrites (context: StoreContext) {
     /** Sets the whole document, or the value at a location whose parent exists. */
     async put (address: DocumentAddress, json: WrittenJson, options: WriteOptions): Promise<WriteResult> {
       const validation = address.tokens.length === 0 ? { document: json.text } : 'result'
-      return resultOf(await run(putScript, address, options, [json.text], writing(address.tokens, json), validation), address)
+      return resultOf(await run(putScript, address, options, { value: json.text }, writing(address.tokens, json), validation), address)
     },
 
     /** Applies an RFC 7396 merge patch at a location. */
@@ -172,28 +171,29 @@ export function documentWrites (context: StoreContext) {
       const sizing: Sizing = {
         mode: 'add', growth: storedSizeBound(patch.text) + slotBytes(address.tokens), depth: address.tokens.length + patch.depth
       }
-      return resultOf(await run(mergeScript, address, options, [patch.text, isObject ? '1' : '0'], sizing), address)
+      return resultOf(await run(mergeScript, address, options, { patch: patch.text, patchIsObject: isObject }, sizing), address)
     },
 
     /** Removes the document, or the value at a location. */
     async remove (address: DocumentAddress, conditions: WriteConditions) {
       const whole = address.tokens.length === 0
       const sizing: Sizing = whole ? KEEP : { mode: 'add', growth: 0, depth: 0 }
-      return resultOf(await run(deleteScript, address, withoutValue(conditions), [], sizing, whole ? 'never' : 'result'), address)
+      return resultOf(await run(deleteScript, address, withoutValue(conditions), {}, sizing, whole ? 'never' : 'result'), address)
     },
 
     /** Applies a JSON Patch (RFC 6902) at a location: every operation, or none. */
     async jsonPatch (address: DocumentAddress, operations: readonly PreparedPatchOperation[], options: WriteOptions) {
-      const extra = [String(operations.length), ...operations.flatMap((operation) => [
-        operation.op, operation.invalid ?? '', operation.value ?? '',
-        ...pointerArgs(operation.path, true), ...pointerArgs(operation.from ?? [], true)
-      ])]
+      const extra = {
+        operations: operations.map((operation) => ({
+          name: operation.op, invalid: operation.invalid ?? '', value: operation.value ?? '', path: operation.path, from: operation.from ?? []
+        }))
+      }
       const reply = await run(jsonPatchScript, address, options, extra, patchSizing(operations))
-      if (reply[0] === 'failed') {
-        const index = Number(reply[1])
+      if (reply.status === 'failed') {
+        const { index } = reply
         const failed = operations[index]!
         throw withExtensions(
-          new PatchFailedError(`Operation ${index} (${failed.op} at "${failed.pathText}") failed: ${String(reply[2])}`),
+          new PatchFailedError(`Operation ${index} (${failed.op} at "${failed.pathText}") failed: ${reply.reason}`),
           { operation: index, path: failed.pathText })
       }
       return resultOf(reply, address)
@@ -201,22 +201,19 @@ export function documentWrites (context: StoreContext) {
 
     /** Applies operations in order, atomically; answers each one's result as JSON text. */
     async operate (address: DocumentAddress, operations: readonly PreparedOperation[], options: WriteOptions) {
-      const extra = [String(operations.length), ...operations.flatMap((operation) => [
-        operation.name, ...pointerArgs(operation.path, true), ...operation.args,
-        String(operation.values.length), ...operation.values
-      ])]
+      const extra = {
+        operations: operations.map(({ name, path, args: [a, b, c], values }) => ({ name, path, a, b, c, values }))
+      }
       const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra, operationSizing(operations))
-      if (reply[0] === 'failed') throw operationFailure(reply, operations, address)
-      checkStatus(reply[0], address)
-      return withRecord({ results: (reply[2] as string[]).map(String) }, recordOf(reply[1], reply[3]))
+      if (reply.status === 'failed') throw operationFailure(reply, operations, address)
+      const done = succeeded(reply, address)
+      return withRecord({ results: done.value ?? [] }, recordOf(done))
     },
 
     /** Reads (ttlMs undefined), sets or removes (0) a whole document's time to live. */
     async expiry (key: string, ttlMs: number | undefined, conditions: WriteConditions): Promise<VersionRecord> {
       const address = { key, tokens: [] }
-      const reply = await run(expiryScript, address, withoutValue(conditions, ttlMs), [], KEEP, 'never')
-      checkStatus(reply[0], address)
-      return recordOf(reply[1], reply[3])
+      return recordOf(succeeded(await run(expiryScript, address, withoutValue(conditions, ttlMs), {}, KEEP, 'never'), address))
     },
 
     /**
@@ -246,7 +243,7 @@ export function documentWrites (context: StoreContext) {
         pending = []
         groups.forEach((group, position) => {
           const reply = replies[position]!
-          if (reply[0] === 'schemachanged') {
+          if (reply.status === 'schemachanged') {
             for (const { index, item } of group) {
               context.rules.forget(item.key)
               pending.push(index)
@@ -254,10 +251,7 @@ export function documentWrites (context: StoreContext) {
             return
           }
           group.forEach(({ index, item }, offset) => {
-            const [status, version] = (reply as GroupReply)[offset]!
-            results[index] = status === 'toolarge'
-              ? { key: item.key, status, size: Number(version) }
-              : { key: item.key, status, ...(version ? { version } : {}) }
+            results[index] = { key: item.key, ...reply.items[offset]! }
           })
         })
       }
@@ -273,18 +267,17 @@ interface ValidItem {
   rules: WriteRules
 }
 
-type GroupReply = Array<[BatchPutResult['status'], string | null]>
-
-/** Writes items of one hash slot in one step: their results, or ['schemachanged'] when nothing was written. */
-async function putGroup (context: StoreContext, group: readonly ValidItem[]): Promise<GroupReply | ['schemachanged']> {
+/** Writes items of one hash slot in one step: their results, or 'schemachanged' when nothing was written. */
+async function putGroup (context: StoreContext, group: readonly ValidItem[]): Promise<BatchReply> {
   const documentKeys = group.map(({ item }) => documentKeysOf(context, item.key))
   const [mirror, scratch] = derivedKeysOf(context, group[0]!.item.key, [], [MIRROR_SUFFIX, BATCH_SCRATCH_SUFFIX])
-  const keys = [...documentKeys.flat(), schemaMirror(context, mirror!), scratch!]
-  const args = [String(context.limits.documentBytes), String(group.length), ...group.flatMap(({ item, rules }) =>
-    [item.ifMatch, item.ifNoneMatch, ttlArg(item.ttlMs), rules.collection ?? '', rules.guard, item.json,
-      String(storedSizeBound(item.json)), String(item.depth)])]
+  const keys = { mirror: schemaMirror(context, mirror!), scratch: scratch!, documents: documentKeys.map(([doc, ver]) => ({ doc, ver })) }
+  const items = group.map(({ item, rules }) => ({
+    ifMatch: item.ifMatch, ifNoneMatch: item.ifNoneMatch, ttl: item.ttlMs, collection: rules.collection ?? '', guard: rules.guard,
+    value: item.json, size: storedSizeBound(item.json), depth: item.depth
+  }))
   return await write(context, group[0]!.item.key, documentKeys.flat(),
-    batchPutScript.run<GroupReply | ['schemachanged']>(context.writer, keys, args))
+    batchPutScript.run(context.writer, keys, { maxBytes: context.limits.documentBytes, items }))
 }
 
 /** Each item's violations of its collection's schema, all checked in one job of a validation worker. */
@@ -300,9 +293,8 @@ async function batchViolations (context: StoreContext, items: readonly BatchPutI
   return violations
 }
 
-function operationFailure (reply: ScriptReply, operations: readonly PreparedOperation[], address: DocumentAddress) {
-  const [, rawIndex, reason, detail] = reply as unknown as [string, number, string, string]
-  const index = Number(rawIndex)
+function operationFailure ({ index, reason, detail }: { index: number, reason: string, detail: string },
+  operations: readonly PreparedOperation[], address: DocumentAddress) {
   const operation = operations[index]!
   const pointer = formatPointer(operation.path)
   const extensions = { operation: index, pointer }
