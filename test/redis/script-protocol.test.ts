@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { FunctionLibrary, type LuaUnit } from '../../src/redis/lua-script.js'
 import {
-  flag, list, number, optionalNumber, optionalNumberText, protocol, record, rest, text, type Arg
+  ARGUMENT_CURSOR, flag, list, number, optionalNumber, optionalNumberText, protocol, record, rest, text, type Arg
 } from '../../src/redis/script-protocol.js'
+import { buildTestApp } from '../helpers/app.js'
 
 /** The strings an argument writes for a value. */
 function written<T> (arg: Arg<T>, value: T): string[] {
@@ -117,5 +119,62 @@ describe('a protocol: keys and arguments by name, in declaration order', () => {
     ['a record with what Lua cannot read', () => record({ pairs: rest })]
   ])('refuses %s', (_, declare) => {
     expect(declare).toThrow()
+  })
+})
+
+const app = await buildTestApp()
+
+describe('what TypeScript encodes, the Lua locals read back, by FCALL on the real Redis', () => {
+  const cursor = { name: 'cursor', source: ARGUMENT_CURSOR, reset: 'argi = 0' }
+  const byPosition = protocol({
+    keys: ['first', 'second'],
+    args: { label: text, on: flag, count: number, bound: optionalNumber, ttl: optionalNumberText },
+    reply: (raw) => raw
+  })
+  const inTurn = protocol({
+    keys: ['first'],
+    keyGroups: { name: 'pairs', keys: ['left', 'right'] },
+    args: { label: text, names: list(text), items: list(record({ n: number, on: flag, tags: list(text) })), last: optionalNumber },
+    reply: (raw) => raw
+  })
+  const units: Record<string, LuaUnit> = {
+    byPosition: {
+      name: 'by-position',
+      body: byPosition.lua + "return { first, second, label, on and 'true' or 'false', count, bound or 'nil', ttl }",
+      options: {}
+    },
+    inTurn: {
+      name: 'in-turn',
+      body: inTurn.lua + `
+local out = { first, #pairs, label, #names, #items, last or 'nil' }
+for _, pair in ipairs(pairs) do out[#out + 1] = pair.left .. '/' .. pair.right end
+for _, name in ipairs(names) do out[#out + 1] = name end
+for _, item in ipairs(items) do out[#out + 1] = item.n .. (item.on and '+' or '-') .. table.concat(item.tags, ',') end
+return out`,
+      options: { shared: cursor }
+    }
+  }
+  const library = new FunctionLibrary(Object.values(units))
+  const tag = `${app.keyPrefix}{protocol}`
+
+  it.each<[string, Parameters<typeof byPosition.encode>[1], unknown[]]>([
+    ['every value', { label: 'x y', on: true, count: 42, bound: 7, ttl: 0 }, ['x y', 'true', 42, 7, '0']],
+    ['empty and absent ones', { label: '', on: false, count: -3, bound: undefined, ttl: undefined }, ['', 'false', -3, 'nil', '']]
+  ])('by position: %s', async (_, args, values) => {
+    const { keys, args: strings } = byPosition.encode({ first: `${tag}a`, second: `${tag}b` }, args)
+    expect(await library.call(app.redis, units.byPosition!, keys, strings)).toEqual([`${tag}a`, `${tag}b`, ...values])
+  })
+
+  it.each<[string, Parameters<typeof inTurn.encode>[1], number, unknown[]]>([
+    ['lists, records and a key group', {
+      label: 'l', names: ['a', '', 'b'], items: [{ n: 1, on: true, tags: ['x', 'y'] }, { n: 2, on: false, tags: [] }], last: 9
+    }, 2, ['l', 3, 2, 9, 'a', '', 'b', '1+x,y', '2-']],
+    ['empty lists and no group', { label: '', names: [], items: [], last: undefined }, 0, ['', 0, 0, 'nil']]
+  ])('in turn: %s', async (_, args, groups, values) => {
+    const pairs = Array.from({ length: groups }, (_, index) => ({ left: `${tag}l${index}`, right: `${tag}r${index}` }))
+    const { keys, args: strings } = inTurn.encode({ first: `${tag}f`, pairs }, args)
+    const [label, names, items, last, ...rest] = values
+    const reply = await library.call<unknown[]>(app.redis, units.inTurn!, keys, strings)
+    expect(reply).toEqual([`${tag}f`, groups, label, names, items, last, ...pairs.map(({ left, right }) => `${left}/${right}`), ...rest])
   })
 })
