@@ -17,6 +17,12 @@ const fixtures = [
   { folder: 'release-9dfcdd0-data', release: 'the release before this one, on Redis 8 with the function library (storage layout 3)' }
 ]
 
+interface Expected {
+  adminToken: string
+  readToken: string
+  documents: Record<string, { body: string, etag: string }>
+}
+
 describe.each(fixtures)('upgrading from $release', ({ folder }) => {
   it('serves the documents it wrote unchanged, with their ETags, expiry, schema and tokens, from Redis 8 and the function library', async () => {
     provisionLocalRedis()
