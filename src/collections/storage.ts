@@ -1,7 +1,7 @@
 import { PreconditionFailedError } from '../errors.js'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
-import { protocol, rest, text } from '../redis/script-protocol.js'
+import { number, protocol, rest, text } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
 import { keyBeside, SLOTS, tagOfSlot } from '../redis/slots.js'
 
@@ -38,8 +38,14 @@ const SCHEMA_KEY_INFIX = '\u001fschema\u001f'
 const COLLECTIONS_SUFFIX = '\u001fschemas'
 export const MIRROR_SUFFIX = '\u001fschema-revisions'
 
-/** Mirror updates in flight at once while a schema change reaches every slot. */
-const MIRROR_BATCH = 1024
+/**
+ * Mirrors of consecutive slots one call updates while a schema change reaches every slot; a run that turns
+ * out to span two nodes is split in halves until each half is on one node.
+ */
+const MIRROR_RUN = 1024
+
+/** Redis' answer to a script that reached a key of another node. */
+const NOT_LOCAL = /non local key/
 
 const conditionsLua = `
 local function listed(list, tag) return string.find(',' .. list .. ',', ',' .. tag .. ',', 1, true) ~= nil end
@@ -101,18 +107,25 @@ return { 'ok', generation }
 `)
 
 /**
- * A slot's mirror given pairs of collection and `<generation>:<revision>` (the arguments, read in a loop), each
- * set unless the mirror holds a newer generation.
+ * Slots' mirrors given pairs of collection and `<generation>:<revision>`, each set unless the mirror holds a
+ * newer generation: the mirror routing the call, then `others` more mirrors named in the arguments, all of
+ * the node that runs it (of other slots: the call declares one key, for its routing), then the pairs.
  */
-export const mirrorScript = new LuaScript('mirror-schemas', protocol({ keys: ['mirror'], args: { pairs: rest }, reply: () => undefined }), `
-for i = 1, #ARGV, 2 do
-  local held = redis.call('HGET', mirror, ARGV[i])
-  if not held or tonumber(string.match(held, '^%d+')) < tonumber(string.match(ARGV[i + 1], '^%d+')) then
-    redis.call('HSET', mirror, ARGV[i], ARGV[i + 1])
+export const mirrorScript = new LuaScript('mirror-schemas', protocol({
+  keys: ['mirror'], args: { others: number, othersThenPairs: rest }, reply: () => undefined
+}), `
+local function update(key)
+  for i = others + 2, #ARGV, 2 do
+    local held = redis.call('HGET', key, ARGV[i])
+    if not held or tonumber(string.match(held, '^%d+')) < tonumber(string.match(ARGV[i + 1], '^%d+')) then
+      redis.call('HSET', key, ARGV[i], ARGV[i + 1])
+    end
   end
 end
+update(mirror)
+for i = 2, others + 1 do update(ARGV[i]) end
 return 1
-`)
+`, { crossSlot: true })
 
 /** What a collection's schema key holds: the schema, when it has one, and its generation (0 when it never had one). */
 export interface SchemaState {
@@ -138,11 +151,23 @@ export function createSchemaStorage (client: CommandSender, writer: CommandSende
     ? Array.from({ length: SLOTS }, (_, slot) => `${keyPrefix}{${tagOfSlot(slot)}}${MIRROR_SUFFIX}`)
     : [keyPrefix + MIRROR_SUFFIX]
 
-  /** Sets every mirror, MIRROR_BATCH at a time. */
-  async function mirror (pairs: string[]): Promise<void> {
-    for (let from = 0; from < mirrors.length; from += MIRROR_BATCH) {
-      await Promise.all(mirrors.slice(from, from + MIRROR_BATCH).map((key) => mirrorScript.run(writer, { mirror: key }, { pairs })))
+  /** Sets the mirrors of a run of consecutive slots, in one call when they are on one node. */
+  async function mirrorRun (run: readonly string[], pairs: readonly string[]): Promise<void> {
+    try {
+      await mirrorScript.run(writer, { mirror: run[0]! }, { others: run.length - 1, othersThenPairs: [...run.slice(1), ...pairs] })
+    } catch (error) {
+      // Mirrors only move forward: what the failed call set before it stopped is set again, harmlessly.
+      if (run.length === 1 || !(error instanceof Error) || !NOT_LOCAL.test(error.message)) throw error
+      const half = Math.ceil(run.length / 2)
+      await Promise.all([mirrorRun(run.slice(0, half), pairs), mirrorRun(run.slice(half), pairs)])
     }
+  }
+
+  /** Sets every mirror: a few calls per node, all at once. */
+  async function mirror (pairs: string[]): Promise<void> {
+    const runs: Array<Promise<void>> = []
+    for (let from = 0; from < mirrors.length; from += MIRROR_RUN) runs.push(mirrorRun(mirrors.slice(from, from + MIRROR_RUN), pairs))
+    await Promise.all(runs)
   }
 
   return {

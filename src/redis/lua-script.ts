@@ -19,6 +19,11 @@ export interface LuaScriptOptions {
   shared?: SharedLua
   /** Runs no write command: registered `no-writes`, so Redis runs it when out of memory too. */
   readOnly?: boolean
+  /**
+   * Reaches keys it was not given as keys, in other hash slots of the node that runs it: registered
+   * `allow-cross-slot-keys` (a key of another node still fails the call).
+   */
+  crossSlot?: boolean
 }
 
 /** What the function library makes a function of: a script's name, its Lua and how it is registered. */
@@ -93,13 +98,14 @@ export class FunctionLibrary {
     const shared = [...new Set(scripts.flatMap((script) => script.options.shared ? [script.options.shared] : []))]
     const digest = createHash('sha1')
     for (const part of shared) digest.update(part.source).update(part.reset)
-    for (const script of scripts) digest.update(script.name).update('\0').update(script.body).update(script.options.readOnly ? 'r' : 'w')
+    for (const script of scripts) digest.update(script.name).update('\0').update(script.body).update(flagsOf(script.options).join(','))
     this.name = `jsondocs_${digest.digest('hex').slice(0, 12)}`
     const registrations = scripts.map((script) => {
       const functionName = `${this.name}_${script.name.replaceAll('-', '_')}`
       this.#functionOf.set(script, functionName)
       this.#scriptOf.set(functionName, script)
-      const flags = script.options.readOnly ? ", flags = { 'no-writes' }" : ''
+      const flagList = flagsOf(script.options)
+      const flags = flagList.length === 0 ? '' : `, flags = { ${flagList.map((flag) => `'${flag}'`).join(', ')} }`
       return `redis.register_function{ function_name = '${functionName}', callback = function(keys, args)
 KEYS, ARGV = keys, args
 ${script.options.shared?.reset ?? ''}
@@ -144,6 +150,11 @@ end${flags} }`
       return await client.send<T>(key, command)
     }
   }
+}
+
+/** The flags a script is registered with. */
+function flagsOf ({ readOnly, crossSlot }: LuaScriptOptions): string[] {
+  return [...(readOnly ? ['no-writes'] : []), ...(crossSlot ? ['allow-cross-slot-keys'] : [])]
 }
 
 let library: FunctionLibrary | undefined

@@ -20,7 +20,10 @@ describe('the schema scripts\' protocols', () => {
       { keys: ['h', 's'], args: ['c', '{}', '"1"', ''] }],
     ['delete', deleteSchemaScript.protocol.encode({ schemaKey: 'h', collections: 's' }, { collection: 'c', ifMatch: '', ifNoneMatch: '*' }),
       { keys: ['h', 's'], args: ['c', '', '*'] }],
-    ['mirror', mirrorScript.protocol.encode({ mirror: 'm' }, { pairs: ['a', '1:2', 'b', '3:'] }), { keys: ['m'], args: ['a', '1:2', 'b', '3:'] }]
+    ['mirror', mirrorScript.protocol.encode({ mirror: 'm' }, { others: 0, othersThenPairs: ['a', '1:2', 'b', '3:'] }),
+      { keys: ['m'], args: ['0', 'a', '1:2', 'b', '3:'] }],
+    ['mirror with others', mirrorScript.protocol.encode({ mirror: 'm' }, { others: 2, othersThenPairs: ['n', 'o', 'a', '1:2'] }),
+      { keys: ['m'], args: ['2', 'n', 'o', 'a', '1:2'] }]
   ])('%s', (_, encoded, expected) => {
     expect(encoded).toEqual(expected)
   })
@@ -77,7 +80,25 @@ describe('mirror-schemas', () => {
   ])('%s', async (_, held, state, after) => {
     const mirror = `${app.keyPrefix}{${randomUUID()}}mirror`
     if (held) await redis.send(mirror, ['HSET', mirror, 'c', held])
-    await mirrorScript.run(redis, { mirror }, { pairs: ['c', state, 'd', '1:1'] })
+    await mirrorScript.run(redis, { mirror }, { others: 0, othersThenPairs: ['c', state, 'd', '1:1'] })
     expect(await redis.send(mirror, ['HGETALL', mirror])).toEqual({ c: after, d: '1:1' })
+  })
+
+  it('updates the other mirrors it is given, of other slots of the same node, in the same call', async () => {
+    const [mirror, other] = [`${app.keyPrefix}{${randomUUID()}}mirror`, `${app.keyPrefix}{${randomUUID()}}mirror`]
+    // On a cluster both must be on one node: the second is moved until it is (at most a few tries).
+    let others = [other]
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const candidate = `${app.keyPrefix}{${randomUUID()}}mirror`
+      const done = await mirrorScript.run(redis, { mirror }, { others: 1, othersThenPairs: [candidate, 'c', '2:2'] }).then(() => true, (error: Error) => {
+        expect(error.message).toMatch(/non local key/)
+        return false
+      })
+      if (done) {
+        others = [candidate]
+        break
+      }
+    }
+    for (const key of [mirror, ...others]) expect(await redis.send(key, ['HGETALL', key])).toEqual({ c: '2:2' })
   })
 })
