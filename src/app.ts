@@ -33,13 +33,16 @@ import redisPlugin from './redis/plugin.js'
 import collectionsPlugin from './collections/plugin.js'
 import { collectionSchemaComponents } from './collections/schema-route-schemas.js'
 import schemaRoutes from './collections/schema-routes.js'
+import indexesPlugin from './collections/indexes/plugin.js'
+import { indexAnswerSchemas, indexSchemaComponents } from './collections/indexes/route-schemas.js'
+import indexRoutes from './collections/indexes/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...tokenBodySchemas]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...indexSchemaComponents, ...tokenBodySchemas]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
 const namedSchemas = [
   ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas,
-  ...tokenAnswerSchemas
+  ...tokenAnswerSchemas, ...indexAnswerSchemas
 ]
 
 /** Headers that carry credentials, never written to a log line (pino's redact option). */
@@ -109,6 +112,10 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     })
     await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
     await app.register(answerCachePlugin)
+    await app.register(indexesPlugin, {
+      keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
+      queryTimeoutMs: config.queryTimeoutMs
+    })
 
     // Cross-cutting hooks, which every request on every route meets before the route's own: the request id
     // first, so that every answer carries it; then access, so that a request it refuses costs nothing more.
@@ -153,6 +160,7 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     await app.register(ttlRoutes)
     await app.register(metaRoutes)
     await app.register(schemaRoutes)
+    await app.register(indexRoutes)
     await app.register(tokenRoutes)
     if (app.metrics && hasAdmin(config)) await app.register(metricsRoutes)
     await app.register(openapiRoutes)

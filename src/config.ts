@@ -35,6 +35,8 @@ export const environmentSchema = {
     MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
     MAX_JSONPATH_VALUES: { type: 'integer', minimum: 1, default: 250000 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
+    // RediSearch's TIMEOUT for each command of a query: see Queries in the README.
+    QUERY_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 500 },
     // Replicas every write waits for (WAIT) before it is acknowledged: see Durability in the README.
     WRITE_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
     WRITE_REPLICAS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 1000 },
@@ -61,7 +63,7 @@ export const environmentSchema = {
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
-    'REDIS_TIMEOUT_MS', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
+    'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
     'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
   additionalProperties: true
@@ -100,6 +102,8 @@ export interface AppConfig {
   limits: CostLimits
   /** A Redis command slower than this ends the request with 503. */
   redisTimeoutMs: number
+  /** RediSearch's TIMEOUT for each command of a query: past it, the query is refused (422). Less than redisTimeoutMs. */
+  queryTimeoutMs: number
   /** WRITE_REPLICAS: the replicas every write waits for, and how long; none when undefined. */
   writeReplicas?: { replicas: number, timeoutMs: number }
   retryAfterSeconds: number
@@ -130,6 +134,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
   }
   if (environment.WRITE_REPLICAS > 0 && environment.WRITE_REPLICAS_TIMEOUT_MS >= environment.REDIS_TIMEOUT_MS) {
     throw new Error('env/WRITE_REPLICAS_TIMEOUT_MS must be less than REDIS_TIMEOUT_MS: a write\'s wait for its replicas is part of its call to Redis')
+  }
+  if (environment.QUERY_TIMEOUT_MS >= environment.REDIS_TIMEOUT_MS) {
+    throw new Error('env/QUERY_TIMEOUT_MS must be less than REDIS_TIMEOUT_MS: a query\'s search is one call to Redis')
   }
   if (environment.REDIS_CLUSTER_NODES !== undefined) {
     if (environment.REDIS_URL !== undefined) throw new Error('env: set REDIS_URL or REDIS_CLUSTER_NODES, not both')
@@ -166,6 +173,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       jsonPathValues: environment.MAX_JSONPATH_VALUES
     },
     redisTimeoutMs: environment.REDIS_TIMEOUT_MS,
+    queryTimeoutMs: environment.QUERY_TIMEOUT_MS,
     ...(environment.WRITE_REPLICAS === 0 ? {} : { writeReplicas: { replicas: environment.WRITE_REPLICAS, timeoutMs: environment.WRITE_REPLICAS_TIMEOUT_MS } }),
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,

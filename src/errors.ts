@@ -22,6 +22,7 @@ export const problemTypes = {
   DOCS_ERR_OPERATION_FAILED: { status: 409, title: 'Operation cannot be applied' },
   DOCS_ERR_PATCH_FAILED: { status: 409, title: 'JSON Patch cannot be applied' },
   DOCS_ERR_WRITE_CONTENDED: { status: 409, title: 'Document changed too often to validate the write' },
+  DOCS_ERR_INDEX_BUILDING: { status: 409, title: 'Index not built yet' },
   DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
@@ -32,6 +33,7 @@ export const problemTypes = {
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
+  DOCS_ERR_NOT_SUPPORTED: { status: 501, title: 'Not supported by this Redis' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   DOCS_ERR_REPLICATION_TIMEOUT: { status: 503, title: 'Write not confirmed by the replicas' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
@@ -61,6 +63,7 @@ export const NotFoundError = define('DOCS_ERR_NOT_FOUND', '%s')
 export const RouteNotFoundError = define('DOCS_ERR_ROUTE_NOT_FOUND', 'No route for %s %s')
 export const MethodNotAllowedError = define('DOCS_ERR_METHOD_NOT_ALLOWED', '%s is not allowed here; allowed: %s')
 export const WrongTypeError = define('DOCS_ERR_WRONG_TYPE', 'Key %s holds a Redis value that is not a JSON document')
+export const IndexBuildingError = define('DOCS_ERR_INDEX_BUILDING', '%s')
 export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%s')
 export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
 export const UnsupportedMediaTypeError = define('DOCS_ERR_UNSUPPORTED_MEDIA_TYPE', '%s')
@@ -75,6 +78,7 @@ export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis
 export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
   'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
+export const NotSupportedError = define('DOCS_ERR_NOT_SUPPORTED', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')

@@ -307,6 +307,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection}/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a collection's index and its state */
+        get: operations["getIndex"];
+        /**
+         * Declare a collection's index
+         * @description Builds the index over the documents already there (202 while it builds, 200 once ready or when the definition is unchanged). A changed definition builds beside the current one, which answers queries until the new one is ready. When the collection has a schema, each field's type must agree with it.
+         */
+        put: operations["putIndex"];
+        post?: never;
+        /** Remove a collection's index (never its documents) */
+        delete: operations["deleteIndex"];
+        options?: never;
+        /** Read a collection's index and its state (headers only) */
+        head: operations["headIndex"];
+        patch?: never;
+        trace?: never;
+    };
+    "/collections/{collection}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find documents of a collection by what they contain
+         * @description A page of the documents matching the filter, in the sort's order then by key, with a keyset cursor. `Prefer: count=exact` adds the number of documents matching in all. Only documents the credentials may read are answered or counted.
+         */
+        post: operations["queryCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tokens": {
         parameters: {
             query?: never;
@@ -743,6 +786,43 @@ export interface components {
         CollectionList: {
             collections: components["schemas"]["CollectionEntry"][];
         };
+        /** @description A searchable pointer: `tag` (exact strings, or arrays of them), `text` (words), `number` (or arrays of numbers), `boolean`; `sortable` (tag and number only) lets queries sort on it */
+        IndexField: {
+            /** @description JSON Pointer (RFC 6901) into the documents */
+            pointer: string;
+            /** @enum {string} */
+            type: "tag" | "text" | "number" | "boolean";
+            sortable?: boolean;
+        };
+        /** @description What is searchable in a collection */
+        IndexDefinition: {
+            fields: components["schemas"]["IndexField"][];
+        };
+        /** @description A sortable field of the index and the direction */
+        QuerySort: {
+            /** @description JSON Pointer (RFC 6901) into the documents */
+            pointer: string;
+            /** @enum {string} */
+            order?: "asc" | "desc";
+        };
+        /** @description A query: see Queries in the README for the filter grammar */
+        QueryRequest: {
+            /** @description Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold */
+            filter?: {
+                [key: string]: unknown;
+            };
+            /** @description One sortable field; ties, and the order without a sort, go by key */
+            sort?: components["schemas"]["QuerySort"][];
+            /** @description Answer these pointers of each document rather than the whole */
+            fields?: string[];
+            /**
+             * Format: int32
+             * @default 20
+             */
+            limit: number;
+            /** @description The `cursor` of the previous page of the same query */
+            cursor?: string;
+        };
         /** @description Rights on every key that starts with `prefix` */
         Scope: {
             /** @description Keys starting with this prefix, byte for byte; end it with the separator to stop at a boundary (`users:42:`) */
@@ -859,6 +939,46 @@ export interface components {
             /** @description Send as `Authorization: Bearer <token>` */
             token: string;
         };
+        /** @description A collection's index: its latest definition and how far its building has come. While a changed definition builds, queries use the previous one */
+        IndexState: {
+            collection: string;
+            fields: components["schemas"]["IndexField"][];
+            /** @enum {string} */
+            state: "building" | "ready";
+            /**
+             * Format: double
+             * @description Share of the documents indexed (1 when ready)
+             */
+            progress: number;
+            /**
+             * Format: int64
+             * @description Documents the index being built (or the ready one) holds
+             */
+            documents: number;
+            /**
+             * Format: int64
+             * @description Documents RediSearch could not index: a value of another type than its field's
+             */
+            failures: number;
+        };
+        /** @description A document the query found */
+        QueryItem: {
+            key: string;
+            etag: string;
+            /** @description The document as stored, or an object of the requested pointers' values (pointers with no value left out) */
+            value: unknown;
+        };
+        /** @description A page of the documents matching a query */
+        QueryPage: {
+            items: components["schemas"]["QueryItem"][];
+            /** @description Pass back as `cursor` with the same query for the next page; null on the last page */
+            cursor: string | null;
+            /**
+             * Format: int64
+             * @description With `Prefer: count=exact`: how many documents match in all
+             */
+            count?: number;
+        };
         ValidationError: {
             /**
              * @description The part of the request, or `document` for a stored document as a write would leave it
@@ -904,6 +1024,7 @@ export interface components {
          *     | `DOCS_ERR_OPERATION_FAILED` | 409 | Operation cannot be applied | `/problems/operation-failed` |
          *     | `DOCS_ERR_PATCH_FAILED` | 409 | JSON Patch cannot be applied | `/problems/patch-failed` |
          *     | `DOCS_ERR_WRITE_CONTENDED` | 409 | Document changed too often to validate the write | `/problems/write-contended` |
+         *     | `DOCS_ERR_INDEX_BUILDING` | 409 | Index not built yet | `/problems/index-building` |
          *     | `DOCS_ERR_PRECONDITION_FAILED` | 412 | Precondition failed | `/problems/precondition-failed` |
          *     | `DOCS_ERR_PAYLOAD_TOO_LARGE` | 413 | Request body too large | `/problems/payload-too-large` |
          *     | `DOCS_ERR_UNSUPPORTED_MEDIA_TYPE` | 415 | Unsupported media type | `/problems/unsupported-media-type` |
@@ -914,6 +1035,7 @@ export interface components {
          *     | `DOCS_ERR_HEADERS_TOO_LARGE` | 431 | Request header fields too large | `/problems/headers-too-large` |
          *     | `DOCS_ERR_RATE_LIMITED` | 429 | Too many requests | `/problems/rate-limited` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
+         *     | `DOCS_ERR_NOT_SUPPORTED` | 501 | Not supported by this Redis | `/problems/not-supported` |
          *     | `DOCS_ERR_REDIS_UNAVAILABLE` | 503 | Storage unavailable | `/problems/redis-unavailable` |
          *     | `DOCS_ERR_REPLICATION_TIMEOUT` | 503 | Write not confirmed by the replicas | `/problems/replication-timeout` |
          *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
@@ -924,18 +1046,18 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/not-supported" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 429 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 429 | 500 | 501 | 503;
             /** @description What happened, for people */
             detail: string;
             /**
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NOT_SUPPORTED" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1386,7 +1508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1484,8 +1606,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Seconds the document has left, when it has a time to live */
                     "Expires-In"?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1501,8 +1623,8 @@ export interface operations {
                     "Expires-In"?: string;
                     /** @description URL of the value the request created */
                     Location?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1558,7 +1680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1726,7 +1848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1886,7 +2008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2092,7 +2214,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,8 +2306,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Seconds the document has left, when it has a time to live */
                     "Expires-In"?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2201,8 +2323,8 @@ export interface operations {
                     "Expires-In"?: string;
                     /** @description URL of the value the request created */
                     Location?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,7 +2380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2430,7 +2552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2528,8 +2650,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Seconds the document has left, when it has a time to live */
                     "Expires-In"?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,8 +2667,8 @@ export interface operations {
                     "Expires-In"?: string;
                     /** @description URL of the value the request created */
                     Location?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2602,7 +2724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +2892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2929,7 +3051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3134,7 +3256,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3226,8 +3348,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Seconds the document has left, when it has a time to live */
                     "Expires-In"?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3243,8 +3365,8 @@ export interface operations {
                     "Expires-In"?: string;
                     /** @description URL of the value the request created */
                     Location?: string;
-                    /** @description RFC 7240: the body was left out as asked */
-                    "Preference-Applied"?: "return=minimal";
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3300,7 +3422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3896,7 +4018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4032,7 +4154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4178,7 +4300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4295,7 +4417,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4417,7 +4539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4537,7 +4659,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4658,7 +4780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4777,7 +4899,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5493,6 +5615,599 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexState"];
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IndexDefinition"];
+            };
+        };
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexState"];
+                };
+            };
+            /** @description Building */
+            202: {
+                headers: {
+                    /** @description URL of the value the request created */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexState"];
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    headIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The index */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    queryCollection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description RFC 7240: `count=exact` adds `count` to the answer */
+                Prefer?: string;
+            };
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryRequest"];
+            };
+        };
+        responses: {
+            /** @description A page of documents */
+            200: {
+                headers: {
+                    /** @description RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked */
+                    "Preference-Applied"?: "return=minimal" | "count=exact";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryPage"];
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not supported by this Redis */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

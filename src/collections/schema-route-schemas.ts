@@ -9,7 +9,7 @@ const etag = { type: 'string', pattern: '^"[0-9]+"$' } as const
  * counts characters, not the UTF-8 bytes the service bounds, so a long name of wide characters may
  * still be 400.
  */
-function collectionParams (separator: string) {
+export function collectionParams (separator: string) {
   const controls = '\\u0000-\\u001F\\u007F-\\u009F'
   const pattern = separator.length === 1
     ? `^[^${controls}${escapeInClass(separator)}]*$`

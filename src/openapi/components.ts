@@ -100,7 +100,7 @@ export const responseHeaders = {
   Location: { type: 'string', description: 'URL of the value the request created' },
   Link: { type: 'string', description: 'RFC 8288 link to the next page: `</docs?...>; rel="next"`' },
   Allow: { type: 'string', description: 'The methods the resource has' },
-  'Preference-Applied': { type: 'string', enum: ['return=minimal'], description: 'RFC 7240: the body was left out as asked' },
+  'Preference-Applied': { type: 'string', enum: ['return=minimal', 'count=exact'], description: 'RFC 7240: the body was left out (`return=minimal`), or holds the total count (`count=exact`), as asked' },
   'Retry-After': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' },
   RateLimit: { type: 'string', description: 'IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>`' },
   'RateLimit-Policy': { type: 'string', description: 'IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT)' },

@@ -1,0 +1,187 @@
+/**
+ * The query filter: a JSON grammar on JSON Pointers, compiled to a RediSearch query (DIALECT 2) where every
+ * value is a parameter (`$p0`...) and every attribute comes from the index. Pure: no fastify, no Redis.
+ *
+ * A filter is an object whose members all hold: a pointer member holds a value (`$eq`) or an object of
+ * operators; `$and` and `$or` hold lists of filters, `$not` a filter.
+ */
+import { BadRequestError } from '../../errors.js'
+import { TAG_SEPARATOR, type IndexField } from './definition.js'
+
+export interface CompiledFilter {
+  query: string
+  /** Names and values, as PARAMS takes them. */
+  params: string[]
+}
+
+const MAX_NODES = 256
+const MAX_DEPTH = 8
+const MAX_LIST = 100
+const MAX_VALUE_BYTES = 1024
+/** Least length of a `$prefix`: RediSearch expands no shorter prefix (its MINPREFIX). */
+export const MIN_PREFIX = 2
+/** The white space RediSearch strips from both ends of a tag value when it indexes it. */
+const TAG_BLANKS = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
+/** What splits text into words, as RediSearch tokenizes TEXT fields. */
+const WORD_SEPARATORS = /[\s,.<>{}[\]"':;!@#$%^&*()\-+=~|/\\]+/u
+
+const OPERATORS: Record<IndexField['type'], readonly string[]> = {
+  tag: ['$eq', '$ne', '$in', '$nin', '$prefix', '$exists'],
+  boolean: ['$eq', '$ne', '$in', '$nin', '$exists'],
+  number: ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists'],
+  text: ['$text', '$exists']
+}
+
+interface Node {
+  query: string
+  /** Whether the node selects documents by what they hold, rather than by what they lack. */
+  positive: boolean
+}
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Compiles a filter against the index's fields; 400 naming the place of anything wrong. */
+export function compileFilter (filter: unknown, fields: readonly IndexField[]): CompiledFilter {
+  const byPointer = new Map(fields.map((field) => [field.pointer, field]))
+  const params: string[] = []
+  let nodes = 0
+
+  const param = (value: string) => {
+    const name = `p${params.length / 2}`
+    params.push(name, value)
+    return '$' + name
+  }
+
+  function fail (at: string, detail: string): never {
+    throw new BadRequestError(`filter${at}: ${detail}`)
+  }
+
+  function compile (value: unknown, at: string, depth: number): Node {
+    if (!isPlainObject(value)) fail(at, 'must be an object')
+    if (depth > MAX_DEPTH) fail(at, `nests deeper than ${MAX_DEPTH}`)
+    const parts: Node[] = []
+    for (const [member, operand] of Object.entries(value)) {
+      if (++nodes > MAX_NODES) fail(at, `has more than ${MAX_NODES} conditions`)
+      const place = `${at}/${member.replaceAll('~', '~0').replaceAll('/', '~1')}`
+      if (member === '$and' || member === '$or') {
+        if (!Array.isArray(operand) || operand.length === 0 || operand.length > MAX_LIST) fail(place, `must be a list of 1 to ${MAX_LIST} filters`)
+        const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1))
+        parts.push(member === '$and'
+          ? { query: children.map((child) => child.query).join(' '), positive: children.some((child) => child.positive) }
+          : { query: children.map((child) => `(${child.query})`).join(' | '), positive: children.every((child) => child.positive) })
+      } else if (member === '$not') {
+        parts.push({ query: `-(${compile(operand, place, depth + 1).query})`, positive: false })
+      } else if (member.startsWith('/')) {
+        const field = byPointer.get(member)
+        if (field === undefined) fail(place, `${JSON.stringify(member)} is not a field of the collection's index`)
+        parts.push(...conditions(field, operand, place))
+      } else {
+        fail(place, `${JSON.stringify(member)} is neither a pointer (starting with "/") nor $and, $or or $not`)
+      }
+    }
+    if (parts.length === 0) return { query: '*', positive: true }
+    return { query: parts.map((part) => `(${part.query})`).join(' '), positive: parts.some((part) => part.positive) }
+  }
+
+  function conditions (field: IndexField, operand: unknown, at: string): Node[] {
+    const operators = isPlainObject(operand) && Object.keys(operand).some((name) => name.startsWith('$'))
+      ? operand
+      : { $eq: operand }
+    const entries = Object.entries(operators)
+    if (entries.length === 0) fail(at, 'names no operator')
+    return entries.map(([operator, value]) => {
+      if (!OPERATORS[field.type].includes(operator)) {
+        fail(`${at}/${operator}`, `a ${field.type} field takes ${OPERATORS[field.type].join(', ')}`)
+      }
+      return condition(field, operator, value, `${at}/${operator}`)
+    })
+  }
+
+  function condition (field: IndexField, operator: string, value: unknown, at: string): Node {
+    const attribute = '@' + field.name
+    switch (operator) {
+      case '$exists':
+        if (typeof value !== 'boolean') fail(at, 'takes true or false')
+        return value ? { query: `-ismissing(${attribute})`, positive: false } : { query: `ismissing(${attribute})`, positive: true }
+      case '$eq':
+      case '$ne': {
+        const match = matchOf(field, [value], at)
+        return operator === '$eq' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+      }
+      case '$in':
+      case '$nin': {
+        if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST) fail(at, `takes a list of 1 to ${MAX_LIST} values`)
+        const match = matchOf(field, value, at)
+        return operator === '$in' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+      }
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte': {
+        const bound = param(numberOf(value, at))
+        const exclusive = operator === '$gt' || operator === '$lt' ? '(' : ''
+        const range = operator.startsWith('$g') ? `[${exclusive}${bound} +inf]` : `[-inf ${exclusive}${bound}]`
+        return { query: `${attribute}:${range}`, positive: true }
+      }
+      case '$prefix': {
+        const prefix = tagValueOf(value, at)
+        if ([...prefix].length < MIN_PREFIX) fail(at, `takes a prefix of at least ${MIN_PREFIX} characters (white space around it aside)`)
+        return { query: `${attribute}:{${param(tagParam(prefix))}*}`, positive: true }
+      }
+      case '$text': {
+        if (typeof value !== 'string' || Buffer.byteLength(value) > MAX_VALUE_BYTES) fail(at, `takes a string of at most ${MAX_VALUE_BYTES} bytes`)
+        const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
+        if (words.length === 0) fail(at, 'takes at least one word')
+        if (words.length > MAX_LIST) fail(at, `takes at most ${MAX_LIST} words`)
+        return { query: `${attribute}:(${words.map((word) => param(word.toLowerCase())).join(' ')})`, positive: true }
+      }
+    }
+    return fail(at, 'is not an operator')
+  }
+
+  /** `@f:{$a | $b}` for tags and booleans, a union of one-number ranges for numbers. */
+  function matchOf (field: IndexField, values: unknown[], at: string): string {
+    const attribute = '@' + field.name
+    switch (field.type) {
+      case 'tag':
+        return `${attribute}:{${values.map((value, index) => param(tagParam(tagValueOf(value, values.length > 1 ? `${at}/${index}` : at)))).join(' | ')}}`
+      case 'boolean':
+        return `${attribute}:{${values.map((value, index) => {
+          if (typeof value !== 'boolean') fail(values.length > 1 ? `${at}/${index}` : at, 'takes true or false')
+          return String(value)
+        }).join(' | ')}}`
+      case 'number':
+        return '(' + values.map((value, index) => {
+          const number = param(numberOf(value, values.length > 1 ? `${at}/${index}` : at))
+          return `${attribute}:[${number} ${number}]`
+        }).join(' | ') + ')'
+      default:
+        return fail(at, 'does not apply to a text field: use $text')
+    }
+  }
+
+  function tagValueOf (value: unknown, at: string): string {
+    if (typeof value !== 'string') fail(at, 'takes a string')
+    if (Buffer.byteLength(value) > MAX_VALUE_BYTES) fail(at, `takes a string of at most ${MAX_VALUE_BYTES} bytes`)
+    if (value.includes(TAG_SEPARATOR)) fail(at, 'takes no string holding U+001F')
+    return value.replace(TAG_BLANKS, '')
+  }
+
+  /** A tag value as a parameter: RediSearch drops a backslash before punctuation in it, so each is doubled. */
+  function tagParam (value: string): string {
+    return value.replaceAll('\\', '\\\\')
+  }
+
+  function numberOf (value: unknown, at: string): string {
+    if (typeof value !== 'number' || !Number.isFinite(value)) fail(at, 'takes a number')
+    return String(value)
+  }
+
+  const root = compile(filter ?? {}, '', 0)
+  if (!root.positive) {
+    throw new BadRequestError('The filter only says what documents lack ($ne, $nin, $not, $exists: true): add a condition they must meet')
+  }
+  return { query: root.query, params }
+}

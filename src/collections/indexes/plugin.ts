@@ -1,0 +1,25 @@
+import fp from 'fastify-plugin'
+import { createQueries, type Queries } from './queries.js'
+import { createQueryRunner } from './query.js'
+import { createIndexStorage, type IndexStorage } from './storage.js'
+
+export interface IndexesPluginOptions {
+  keyPrefix: string
+  collectionSeparator: string
+  timeoutMs: number
+  /** RediSearch's TIMEOUT for each command of a query. */
+  queryTimeoutMs: number
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    indexes: { storage: IndexStorage, queries: Queries }
+  }
+}
+
+/** Collection indexes (RediSearch on JSON) and the queries they answer. */
+export default fp<IndexesPluginOptions>(async function indexesPlugin (app, options) {
+  const storage = createIndexStorage(app.redis, app.redisWrites, options)
+  const runner = createQueryRunner(app.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs })
+  app.decorate('indexes', { storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix) })
+}, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })

@@ -1,0 +1,114 @@
+import { BadRequestError, IndexBuildingError, NotFoundError } from '../../errors.js'
+import { etagOf } from '../../http/conditional.js'
+import { formatPointer, parsePointer } from '../../documents/pointer.js'
+import type { BatchReadItem, DocumentStore } from '../../documents/store/index.js'
+import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
+import { compileFilter } from './filter.js'
+import type { QueryPlan, QueryRunner } from './query.js'
+import { isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
+
+/** A query as its body says it. */
+export interface QueryRequest {
+  filter?: Record<string, unknown>
+  sort?: Array<{ pointer: string, order?: 'asc' | 'desc' }>
+  fields?: string[]
+  limit?: number
+  cursor?: string
+}
+
+export const DEFAULT_LIMIT = 20
+export const MAX_LIMIT = 100
+
+/** What a query answers, its items as JSON text read from RedisJSON. */
+export interface QueryAnswer {
+  /** The answer's JSON text. */
+  text: string
+}
+
+/**
+ * Runs a collection's queries: the filter compiled against the active index, a page searched on every
+ * master, then its documents (or the requested pointers) read as RedisJSON holds them, each with the ETag
+ * of its version. `readable` bounds the answer to keys under those document key prefixes.
+ */
+export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string) {
+  async function activeIndex (collection: string): Promise<ActiveIndex> {
+    const index = await storage.active(collection)
+    if (index === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
+    if (index === 'building') throw new IndexBuildingError(`The index of collection "${collection}" is being built; GET its index to follow its progress`)
+    return index
+  }
+
+  function planOf (index: ActiveIndex, collection: string, request: QueryRequest, readable: string[] | undefined): QueryPlan {
+    const filter = compileFilter(request.filter ?? {}, index.fields)
+    let sort: QueryPlan['sort']
+    const [first] = request.sort ?? []
+    if (first !== undefined) {
+      const tokens = parsePointer(first.pointer)
+      const field = tokens === undefined ? undefined : index.fields.find((candidate) => candidate.pointer === formatPointer(tokens))
+      if (field === undefined) throw new BadRequestError(`sort/0/pointer: ${JSON.stringify(first.pointer)} is not a field of the collection's index`)
+      if (!field.sortable) throw new BadRequestError(`sort/0/pointer: the field ${JSON.stringify(field.pointer)} is not sortable in the collection's index`)
+      sort = { field, order: first.order ?? 'asc' }
+    }
+    const digest = queryDigest(collection, request.filter, sort === undefined ? [] : [sort.field.pointer, sort.order])
+    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, digest)
+    if (after?.value !== undefined && (sort === undefined || typeof after.value !== (sort.field.type === 'number' ? 'number' : 'string'))) {
+      throw new BadRequestError('The cursor is not one this query issued')
+    }
+    return {
+      index, filter, limit: request.limit ?? DEFAULT_LIMIT, ...(sort ? { sort } : {}), ...(after ? { after } : {}),
+      ...(readable ? { readable: readable.map((prefix) => keyPrefix + prefix) } : {}),
+      digest
+    } as QueryPlan & { digest: string }
+  }
+
+  /** Runs work on the active index; once more on the index then active when a newer generation dropped it meanwhile. */
+  async function onActiveIndex<T> (collection: string, work: (index: ActiveIndex) => Promise<T>): Promise<T> {
+    try {
+      return await work(await activeIndex(collection))
+    } catch (error) {
+      if (!isUnknownIndex(error)) throw error
+      return await work(await activeIndex(collection))
+    }
+  }
+
+  return {
+    async run (collection: string, request: QueryRequest, { readable, count }: { readable?: string[], count: boolean }): Promise<QueryAnswer> {
+      const projection = (request.fields ?? []).map((pointer, position) => {
+        const tokens = parsePointer(pointer)
+        if (tokens === undefined) throw new BadRequestError(`fields/${position}: ${JSON.stringify(pointer)} is not a JSON Pointer`)
+        return { pointer, tokens }
+      })
+      const { page, total, digest } = await onActiveIndex(collection, async (index) => {
+        const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: string }
+        const [page, total] = await Promise.all([runner.page(plan), count ? runner.count(plan) : undefined])
+        return { page, total, digest: plan.digest }
+      })
+      const keys = page.rows.map((row) => row.key)
+      const items: string[] = []
+      if (projection.length === 0) {
+        for (const item of await documents.readMany(keys, [])) {
+          if (item.status === 200) items.push(itemText(item.key, item.version, item.json))
+        }
+      } else {
+        const reads: BatchReadItem[][] = []
+        for (const { tokens } of projection) reads.push(await documents.readMany(keys, tokens))
+        keys.forEach((key, position) => {
+          const found = reads.map((read) => read[position]!)
+          const first = found.find((item) => item.status === 200)
+          if (first === undefined || first.status !== 200) return
+          const members = found.flatMap((item, index) => item.status === 200 ? [`${JSON.stringify(projection[index]!.pointer)}:${item.json}`] : [])
+          items.push(itemText(key, first.version, `{${members.join(',')}}`))
+        })
+      }
+      const last = page.rows.at(-1)
+      const cursor = page.more && last !== undefined ? JSON.stringify(encodeCursor(digest, last)) : 'null'
+      return { text: `{"items":[${items.join(',')}],"cursor":${cursor}${total === undefined ? '' : `,"count":${total}`}}` }
+    }
+  }
+}
+
+function itemText (key: string, version: string, json: string): string {
+  return `{"key":${JSON.stringify(key)},"etag":${JSON.stringify(etagOf(version))},"value":${json}}`
+}
+
+export type Queries = ReturnType<typeof createQueries>

@@ -1,0 +1,167 @@
+import { limitExceeded, NotSupportedError } from '../../errors.js'
+import { redisCall } from '../../redis/deadline.js'
+import type { MasterNode, Redis } from '../../redis/redis.js'
+import type { IndexField } from './definition.js'
+import type { CompiledFilter } from './filter.js'
+import { compareBytes, numberLiteral, stringLiteral, type Position } from './cursor.js'
+import { fieldsOfReply, isUnknownIndex, type ActiveIndex } from './storage.js'
+
+/*
+ * How a query runs. RediSearch here answers from its own shard only, so every command goes to every master
+ * (one is all a single Redis has), and the pages they answer are merged in the query's order.
+ *
+ * The order is the sort field's value (absent and null values last, whatever the direction), then the key,
+ * byte by byte: FT.AGGREGATE loads each match's key (@__key) and sorts on both (SORTBY ... MAX), which
+ * RediSearch does as a top-N over the matches. The page after a position keeps the matches after it with a
+ * FILTER on the sort value and the key (keyset), where the key and a string value are quoted literals and a
+ * number is written out in full; the values themselves all reach RediSearch as PARAMS. A number's sort
+ * value is read from the document's text loaded with the page (RediSearch prints numbers to 12 digits
+ * only), so that the position is the exact double RediSearch compares.
+ */
+
+export interface QueryPlan {
+  index: ActiveIndex
+  filter: CompiledFilter
+  sort?: { field: IndexField, order: 'asc' | 'desc' }
+  /** The position to continue after. */
+  after?: Position
+  limit: number
+  /** Full key prefixes the caller may read, when not the whole collection. */
+  readable?: string[]
+}
+
+export type Row = Position
+
+export interface QueryOptions {
+  keyPrefix: string
+  /** RediSearch's TIMEOUT for each command, in ms. */
+  timeoutMs: number
+  /** Longest wait for Redis. */
+  redisTimeoutMs: number
+}
+
+const TIMED_OUT = /timeout/i
+
+/** Runs the searches of the collection's queries on every master. */
+export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTimeoutMs }: QueryOptions) {
+  function tooSlow (): Error {
+    return limitExceeded('QUERY_TIMEOUT_MS', timeoutMs, `The query took RediSearch longer than ${timeoutMs} ms; narrow its filter`)
+  }
+
+  async function search (master: MasterNode, args: string[]): Promise<Map<string, unknown>> {
+    let reply: unknown
+    try {
+      reply = await redisCall(master.sender.send<unknown>(undefined, args), redisTimeoutMs)
+    } catch (error) {
+      if (error instanceof Error && TIMED_OUT.test(error.message) && !isUnknownIndex(error)) throw tooSlow()
+      throw error
+    }
+    const fields = fieldsOfReply(reply)
+    const warnings = fields.get('warning')
+    if (Array.isArray(warnings) && warnings.some((warning) => TIMED_OUT.test(String(warning)))) throw tooSlow()
+    return fields
+  }
+
+  const tail = (filter: CompiledFilter) => [
+    'TIMEOUT', String(timeoutMs), ...(filter.params.length > 0 ? ['PARAMS', String(filter.params.length), ...filter.params] : []), 'DIALECT', '2'
+  ]
+
+  function readableFilter (readable: string[] | undefined): string[] {
+    if (readable === undefined) return []
+    return ['FILTER', readable.map((prefix) => `startswith(@__key, ${stringLiteral(prefix)})`).join(' || ')]
+  }
+
+  function afterFilter ({ sort, after }: QueryPlan): string[] {
+    if (after === undefined) return []
+    const key = stringLiteral(keyPrefix + after.key)
+    if (sort === undefined) return ['FILTER', `@__key > ${key}`]
+    const attribute = '@' + sort.field.name
+    if (after.value === undefined) return ['FILTER', `!exists(${attribute}) && @__key > ${key}`]
+    const value = typeof after.value === 'number' ? numberLiteral(after.value) : stringLiteral(after.value)
+    const beyond = sort.order === 'asc' ? '>' : '<'
+    return ['FILTER', `!exists(${attribute}) || ${attribute} ${beyond} ${value} || (${attribute} == ${value} && @__key > ${key})`]
+  }
+
+  function rowOf (attributes: Map<string, unknown>, plan: QueryPlan): Row {
+    const fullKey = attributes.get('__key')
+    // RediSearch without a coordinator loads nothing of a key outside its index name's hash slot.
+    if (typeof fullKey !== 'string') throw new NotSupportedError('This Redis\' Search module cannot load the keys of the documents it finds (a Redis Cluster without the search coordinator): queries are not supported on it')
+    const key = fullKey.slice(keyPrefix.length)
+    if (plan.sort === undefined) return { key }
+    const value = plan.sort.field.type === 'number'
+      ? numberAt(attributes.get('doc'), plan.sort.field.tokens)
+      : attributes.get(plan.sort.field.name)
+    return typeof value === 'string' || typeof value === 'number' ? { key, value } : { key }
+  }
+
+  function compare (plan: QueryPlan) {
+    const direction = plan.sort?.order === 'desc' ? -1 : 1
+    return (a: Row, b: Row): number => {
+      if (plan.sort !== undefined && a.value !== b.value) {
+        if (a.value === undefined) return 1
+        if (b.value === undefined) return -1
+        const order = typeof a.value === 'number' && typeof b.value === 'number'
+          ? a.value - b.value
+          : compareBytes(String(a.value), String(b.value))
+        if (order !== 0) return order * direction
+      }
+      return compareBytes(a.key, b.key)
+    }
+  }
+
+  return {
+    /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
+    async page (plan: QueryPlan): Promise<{ rows: Row[], more: boolean }> {
+      const masters = await redisCall(redis.masters(), redisTimeoutMs)
+      const max = String(plan.limit + 1)
+      const order = plan.sort === undefined
+        ? ['SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
+        : ['SORTBY', '4', '@' + plan.sort.field.name, plan.sort.order.toUpperCase(), '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
+      const load = plan.sort?.field.type === 'number' ? ['LOAD', '3', '$', 'AS', 'doc'] : []
+      const pages = await Promise.all(masters.map(async (master) => {
+        const reply = await search(master, ['FT.AGGREGATE', plan.index.nameOn(master), plan.filter.query, 'LOAD', '1', '@__key',
+          ...readableFilter(plan.readable), ...afterFilter(plan), ...order, ...load, ...tail(plan.filter)])
+        return resultsOf(reply).map((attributes) => rowOf(attributes, plan))
+      }))
+      const rows = pages.flat().sort(compare(plan))
+      return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
+    },
+
+    /** How many documents match the filter (and the caller may read), on every master. */
+    async count (plan: Pick<QueryPlan, 'index' | 'filter' | 'readable'>): Promise<number> {
+      const masters = await redisCall(redis.masters(), redisTimeoutMs)
+      const counts = await Promise.all(masters.map(async (master) => {
+        const name = plan.index.nameOn(master)
+        if (plan.readable === undefined) {
+          const reply = await search(master, ['FT.SEARCH', name, plan.filter.query, 'NOCONTENT', 'LIMIT', '0', '0', ...tail(plan.filter)])
+          return Number(reply.get('total_results') ?? 0)
+        }
+        const reply = await search(master, ['FT.AGGREGATE', name, plan.filter.query, 'LOAD', '1', '@__key', ...readableFilter(plan.readable),
+          'GROUPBY', '0', 'REDUCE', 'COUNT', '0', 'AS', 'n', ...tail(plan.filter)])
+        const [first] = resultsOf(reply)
+        return Number(first?.get('n') ?? 0)
+      }))
+      return counts.reduce((sum, count) => sum + count, 0)
+    }
+  }
+}
+
+export type QueryRunner = ReturnType<typeof createQueryRunner>
+
+/** The attributes of each result of an FT.AGGREGATE reply (RESP3). */
+function resultsOf (reply: Map<string, unknown>): Array<Map<string, unknown>> {
+  const results = reply.get('results')
+  if (!Array.isArray(results)) return []
+  return results.map((result) => fieldsOfReply(fieldsOfReply(result).get('extra_attributes') ?? {}))
+}
+
+/** The number at a pointer of a document's JSON text, if a number is there. */
+function numberAt (text: unknown, tokens: readonly string[]): number | undefined {
+  if (typeof text !== 'string') return undefined
+  let value: unknown = JSON.parse(text)
+  for (const token of tokens) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, token)) return undefined
+    value = (value as Record<string, unknown>)[token]
+  }
+  return typeof value === 'number' ? value : undefined
+}

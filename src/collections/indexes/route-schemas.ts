@@ -1,0 +1,176 @@
+import { emptyResponse, jsonResponse, problemResponses } from '../../openapi/components.js'
+import { collectionParams } from '../schema-route-schemas.js'
+import { FIELD_TYPES, MAX_INDEX_FIELDS } from './definition.js'
+import { DEFAULT_LIMIT, MAX_LIMIT } from './queries.js'
+
+/** Route schemas of `/collections/{collection}/index` and `/query`: each validates and becomes an OpenAPI operation. */
+
+const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const
+const pointer = { type: 'string', maxLength: 1024, pattern: '^(/.*)?$', description: 'JSON Pointer (RFC 6901) into the documents' } as const
+
+const indexField = {
+  $id: 'IndexField',
+  type: 'object',
+  description: 'A searchable pointer: `tag` (exact strings, or arrays of them), `text` (words), `number` (or arrays of ' +
+    'numbers), `boolean`; `sortable` (tag and number only) lets queries sort on it',
+  properties: {
+    pointer: { ...pointer, minLength: 2 },
+    type: { type: 'string', enum: FIELD_TYPES },
+    sortable: { type: 'boolean' }
+  },
+  required: ['pointer', 'type'],
+  additionalProperties: false
+} as const
+
+const indexDefinition = {
+  $id: 'IndexDefinition',
+  type: 'object',
+  description: 'What is searchable in a collection',
+  properties: { fields: { type: 'array', minItems: 1, maxItems: MAX_INDEX_FIELDS, items: { $ref: 'IndexField#' } } },
+  required: ['fields'],
+  additionalProperties: false
+} as const
+
+const indexState = {
+  $id: 'IndexState',
+  type: 'object',
+  description: 'A collection\'s index: its latest definition and how far its building has come. While a changed definition ' +
+    'builds, queries use the previous one',
+  properties: {
+    collection: { type: 'string' },
+    fields: { type: 'array', items: { $ref: 'IndexField#' } },
+    state: { type: 'string', enum: ['building', 'ready'] },
+    progress: { type: 'number', format: 'double', minimum: 0, maximum: 1, description: 'Share of the documents indexed (1 when ready)' },
+    documents: { type: 'integer', format: 'int64', minimum: 0, description: 'Documents the index being built (or the ready one) holds' },
+    failures: { type: 'integer', format: 'int64', minimum: 0, description: 'Documents RediSearch could not index: a value of another type than its field\'s' }
+  },
+  required: ['collection', 'fields', 'state', 'progress', 'documents', 'failures'],
+  additionalProperties: false
+} as const
+
+const querySort = {
+  $id: 'QuerySort',
+  type: 'object',
+  description: 'A sortable field of the index and the direction',
+  properties: { pointer, order: { type: 'string', enum: ['asc', 'desc'] } },
+  required: ['pointer'],
+  additionalProperties: false
+} as const
+
+const queryItem = {
+  $id: 'QueryItem',
+  type: 'object',
+  description: 'A document the query found',
+  properties: {
+    key: { type: 'string' },
+    etag: { type: 'string', pattern: '^"[0-9]+"$' },
+    value: { description: 'The document as stored, or an object of the requested pointers\' values (pointers with no value left out)' }
+  },
+  required: ['key', 'etag', 'value']
+} as const
+
+const queryRequest = {
+  $id: 'QueryRequest',
+  type: 'object',
+  description: 'A query: see Queries in the README for the filter grammar',
+  properties: {
+    filter: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) ' +
+        'and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold'
+    },
+    sort: {
+      type: 'array',
+      maxItems: 1,
+      items: { $ref: 'QuerySort#' },
+      description: 'One sortable field; ties, and the order without a sort, go by key'
+    },
+    fields: { type: 'array', maxItems: 16, items: pointer, description: 'Answer these pointers of each document rather than the whole' },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    cursor: { type: 'string', maxLength: 4096, description: 'The `cursor` of the previous page of the same query' }
+  },
+  additionalProperties: false
+} as const
+
+const queryPage = {
+  $id: 'QueryPage',
+  type: 'object',
+  description: 'A page of the documents matching a query',
+  properties: {
+    items: { type: 'array', items: { $ref: 'QueryItem#' } },
+    cursor: { type: ['string', 'null'], description: 'Pass back as `cursor` with the same query for the next page; null on the last page' },
+    count: { type: 'integer', format: 'int64', minimum: 0, description: 'With `Prefer: count=exact`: how many documents match in all' }
+  },
+  required: ['items', 'cursor']
+} as const
+
+/** The named schemas of these routes. */
+export const indexSchemaComponents: ReadonlyArray<{ $id: string }> = [indexField, indexDefinition, querySort, queryRequest]
+export const indexAnswerSchemas: ReadonlyArray<{ $id: string }> = [indexState, queryItem, queryPage]
+
+const stateExample = {
+  collection: 'orders',
+  fields: [{ pointer: '/status', type: 'tag' }, { pointer: '/total', type: 'number', sortable: true }],
+  state: 'ready',
+  progress: 1,
+  documents: 1200,
+  failures: 0
+}
+
+export function indexRouteSchemas (separator: string) {
+  const params = collectionParams(separator)
+  return {
+    get: {
+      operationId: 'getIndex',
+      tags: ['queries'],
+      summary: "Read a collection's index and its state",
+      params,
+      querystring: noQuery,
+      response: { 200: jsonResponse('The index', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }), ...problemResponses(404) }
+    },
+    put: {
+      operationId: 'putIndex',
+      tags: ['queries'],
+      summary: "Declare a collection's index",
+      description: 'Builds the index over the documents already there (202 while it builds, 200 once ready or when the ' +
+        'definition is unchanged). A changed definition builds beside the current one, which answers queries until the ' +
+        'new one is ready. When the collection has a schema, each field\'s type must agree with it.',
+      params,
+      querystring: noQuery,
+      body: { $ref: 'IndexDefinition#' },
+      response: {
+        200: jsonResponse('Ready', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }),
+        202: jsonResponse('Building', { $ref: 'IndexState#' }, { headers: ['Location'], examples: { building: { ...stateExample, state: 'building', progress: 0.4 } } }),
+        ...problemResponses(400)
+      }
+    },
+    delete: {
+      operationId: 'deleteIndex',
+      tags: ['queries'],
+      summary: "Remove a collection's index (never its documents)",
+      params,
+      querystring: noQuery,
+      response: { 204: emptyResponse('Removed'), ...problemResponses(404) }
+    },
+    query: {
+      operationId: 'queryCollection',
+      tags: ['queries'],
+      summary: 'Find documents of a collection by what they contain',
+      description: 'A page of the documents matching the filter, in the sort\'s order then by key, with a keyset cursor. ' +
+        '`Prefer: count=exact` adds the number of documents matching in all. Only documents the credentials may read are ' +
+        'answered or counted.',
+      params,
+      querystring: noQuery,
+      headers: { type: 'object', properties: { Prefer: { type: 'string', description: 'RFC 7240: `count=exact` adds `count` to the answer' } } },
+      body: { $ref: 'QueryRequest#' },
+      response: {
+        200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, {
+          headers: ['Preference-Applied'],
+          examples: { page: { items: [{ key: 'orders:17', etag: '"3"', value: { status: 'open', total: 12.5 } }], cursor: null, count: 1 } }
+        }),
+        ...problemResponses(400, 404, 409, 422, 501)
+      }
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AccessRule } from '../../access/plugin.js'
+import { denied } from '../../access/plugin.js'
+import { listingReach } from '../../access/scopes.js'
+import { BadRequestError, NotFoundError } from '../../errors.js'
+import { checkCollectionName } from '../collection.js'
+import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
+import type { QueryRequest } from './queries.js'
+import { indexRouteSchemas } from './route-schemas.js'
+import type { IndexState } from './storage.js'
+
+interface CollectionParams { collection: string }
+
+/** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query`. */
+export default async function indexRoutes (app: FastifyInstance) {
+  const { storage, queries } = app.indexes
+  const separator = app.schemas.separator
+  const schemas = indexRouteSchemas(separator)
+  // Declaring an index is a change to the collection, as its schema is: the `schema` right on `collection + separator`.
+  const onCollection: { access: AccessRule } = {
+    access: { right: 'schema', target: (request) => (request.params as CollectionParams).collection + separator }
+  }
+  const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
+    const { collection } = request.params
+    const problem = checkCollectionName(collection, separator)
+    if (problem) throw new BadRequestError(problem)
+    return collection
+  }
+  const answerState = (reply: FastifyReply, collection: string, state: IndexState) =>
+    reply.type('application/json').send(JSON.stringify({ collection, fields: state.definition.fields, state: state.state,
+      progress: state.progress, documents: state.documents, failures: state.failures }))
+
+  app.get<{ Params: CollectionParams }>('/collections/:collection/index', { schema: schemas.get, config: onCollection }, async (request, reply) => {
+    const collection = collectionOf(request)
+    const state = await storage.state(collection)
+    if (state === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
+    return answerState(reply, collection, state)
+  })
+
+  app.put<{ Params: CollectionParams, Body: IndexDefinition }>('/collections/:collection/index', { schema: schemas.put, config: onCollection },
+    async (request, reply) => {
+      const collection = collectionOf(request)
+      const fields = indexFieldsOf(request.body)
+      const schema = await app.schemas.storage.get(collection)
+      const disagreement = schema === undefined ? undefined : schemaDisagreement(fields, JSON.parse(schema.text))
+      if (disagreement !== undefined) throw new BadRequestError(disagreement)
+      await storage.put(collection, fields)
+      const state = (await storage.state(collection))!
+      if (state.state === 'building') reply.code(202).header('Location', `${app.prefix}/collections/${encodeURIComponent(collection)}/index`)
+      return answerState(reply, collection, state)
+    })
+
+  app.delete<{ Params: CollectionParams }>('/collections/:collection/index', { schema: schemas.delete, config: onCollection },
+    async (request, reply) => {
+      const collection = collectionOf(request)
+      if (!await storage.remove(collection)) throw new NotFoundError(`Collection "${collection}" has no index`)
+      return reply.code(204).send()
+    })
+
+  // The read right is checked on each document: only those under the caller's read scopes are found or counted.
+  app.post<{ Params: CollectionParams, Body: QueryRequest }>('/collections/:collection/query', { schema: schemas.query, config: { access: { right: 'read' } } },
+    async (request, reply) => {
+      const collection = collectionOf(request)
+      const reach = listingReach(request.access, collection + separator)
+      if (reach === 'none') {
+        throw denied(reply, request.access, `The credentials' scopes give no "read" right on documents of collection ${JSON.stringify(collection)}`)
+      }
+      const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
+      const answer = await queries.run(collection, request.body, { ...(reach === 'all' ? {} : { readable: reach }), count })
+      if (count) reply.header('Preference-Applied', 'count=exact')
+      return reply.type('application/json').send(answer.text)
+    })
+}

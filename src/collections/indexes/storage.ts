@@ -1,0 +1,235 @@
+import { BadRequestError, RedisUnavailableError } from '../../errors.js'
+import { redisCall } from '../../redis/deadline.js'
+import { LuaScript } from '../../redis/lua-script.js'
+import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
+import { keyBeside, tagOfSlot } from '../../redis/slots.js'
+import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
+
+/*
+ * A collection's index is a hash beside the collection schemas' keys: `definition` (the latest, as JSON),
+ * `generation` (grows with every change, never reset), `building` (the generation being built, if any),
+ * `active` and `activeDefinition` (the generation queries use, once it was ready). Each generation is one
+ * RediSearch index per master, named under KEY_PREFIX with the collection and the generation: a changed
+ * definition builds a new generation beside the active one, which keeps answering until the new one is
+ * ready everywhere; then `active` moves to it and the old one is dropped (a query that meets a dropped
+ * index reads the hash again). FT.DROPINDEX never takes documents with it.
+ */
+const INDEX_KEY_INFIX = '\u001findex\u001f'
+const COLLECTIONS_SUFFIX = '\u001fschemas'
+
+/** KEYS: the index hash. ARGV: the definition text. Reply: status, generation, active, building. */
+const putIndexScript = new LuaScript('put-index', `
+local def, gen, active, building = unpack(redis.call('HMGET', KEYS[1], 'definition', 'generation', 'active', 'building'))
+if def == ARGV[1] and (active or building) then return { 'same', gen, active or '', building or '' } end
+local next = tostring(tonumber(gen or '0') + 1)
+redis.call('HSET', KEYS[1], 'definition', ARGV[1], 'generation', next, 'building', next)
+return { 'new', next, active or '', building or '' }
+`)
+
+/** KEYS: the index hash. ARGV: the generation found ready. Reply: the generation it replaces ('' when none), or false. */
+const promoteIndexScript = new LuaScript('promote-index', `
+if redis.call('HGET', KEYS[1], 'building') ~= ARGV[1] then return false end
+local old = redis.call('HGET', KEYS[1], 'active')
+redis.call('HSET', KEYS[1], 'active', ARGV[1], 'activeDefinition', redis.call('HGET', KEYS[1], 'definition'))
+redis.call('HDEL', KEYS[1], 'building')
+return old or ''
+`)
+
+/** KEYS: the index hash. Reply: { active, building } generations ('' when none), or false when there is no index. */
+const deleteIndexScript = new LuaScript('delete-index', `
+local active, building = unpack(redis.call('HMGET', KEYS[1], 'active', 'building'))
+if not active and not building then return false end
+redis.call('HDEL', KEYS[1], 'definition', 'active', 'building', 'activeDefinition')
+return { active or '', building or '' }
+`)
+
+/** The generation queries use: its fields, and the index name on each master. */
+export interface ActiveIndex {
+  generation: string
+  fields: IndexField[]
+  /** Its RediSearch index on a master. */
+  nameOn (master: MasterNode): string
+}
+
+export interface IndexState {
+  definition: IndexDefinition
+  state: 'building' | 'ready'
+  /** Of the generation being built (1 when ready): the least any master reports. */
+  progress: number
+  /** Documents the index holds, on every master. */
+  documents: number
+  /** Documents RediSearch could not index (a value of another type than the field's), on every master. */
+  failures: number
+}
+
+interface Record {
+  definition?: string
+  active?: string
+  activeDefinition?: string
+  building?: string
+}
+
+export interface IndexStorageOptions {
+  keyPrefix: string
+  collectionSeparator: string
+  timeoutMs: number
+}
+
+/** Least time between two checks of a building index's progress by the queries of one instance. */
+const READY_CHECK_MS = 200
+
+/** Where collection indexes are declared (Redis) and how their RediSearch indexes are made, checked and dropped. */
+export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPrefix, collectionSeparator, timeoutMs }: IndexStorageOptions) {
+  const collectionsKey = keyPrefix + COLLECTIONS_SUFFIX
+  const keyOf = (collection: string) => keyBeside(collectionsKey, keyPrefix, INDEX_KEY_INFIX + collection)
+  const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
+  const fieldsOf = new Map<string, IndexField[]>()
+  const checkedAt = new Map<string, number>()
+
+  /** The index names of a collection on a master, up to the generation: each master's own hash slot holds them. */
+  function namePrefix (collection: string, master: MasterNode): string {
+    return redis.isCluster ? `${keyPrefix}{${tagOfSlot(Number(master.id))}}${INDEX_KEY_INFIX}${collection}\u001f` : `${keyPrefix}${INDEX_KEY_INFIX}${collection}\u001f`
+  }
+
+  function parsedFields (text: string): IndexField[] {
+    let fields = fieldsOf.get(text)
+    if (fields === undefined) {
+      fields = indexFieldsOf(JSON.parse(text) as IndexDefinition)
+      if (fieldsOf.size > 1000) fieldsOf.clear()
+      fieldsOf.set(text, fields)
+    }
+    return fields
+  }
+
+  async function read (collection: string): Promise<Record> {
+    const [definition, active, activeDefinition, building] = await bounded(redis.send<Array<string | null>>(collectionsKey,
+      ['HMGET', keyOf(collection), 'definition', 'active', 'activeDefinition', 'building']))
+    return {
+      ...(definition ? { definition } : {}),
+      ...(active ? { active } : {}),
+      ...(activeDefinition ? { activeDefinition } : {}),
+      ...(building ? { building } : {})
+    }
+  }
+
+  async function onEveryMaster<T> (work: (master: MasterNode) => Promise<T>): Promise<T[]> {
+    return await bounded(redis.masters().then((masters) => Promise.all(masters.map(work))))
+  }
+
+  async function drop (collection: string, generation: string): Promise<void> {
+    await onEveryMaster((master) => master.sender.send(undefined, ['FT.DROPINDEX', namePrefix(collection, master) + generation])
+      .catch((error: unknown) => { if (!isUnknownIndex(error)) throw error }))
+  }
+
+  /** Drops every generation of the collection's indexes below `below` left on any master (by a PUT that lost a race). */
+  async function dropOlder (collection: string, below: number): Promise<void> {
+    await onEveryMaster(async (master) => {
+      const prefix = namePrefix(collection, master)
+      const names = await master.sender.send<string[]>(undefined, ['FT._LIST'])
+      for (const name of names.map(String)) {
+        if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length)) || Number(name.slice(prefix.length)) >= below) continue
+        await master.sender.send(undefined, ['FT.DROPINDEX', name]).catch((error: unknown) => { if (!isUnknownIndex(error)) throw error })
+      }
+    })
+  }
+
+  /** How far each master's index of a generation has come. */
+  async function progressOf (collection: string, generation: string): Promise<{ progress: number, documents: number, failures: number }> {
+    const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation]))
+    let progress = 1
+    let documents = 0
+    let failures = 0
+    for (const info of infos) {
+      const fields = fieldsOfReply(info)
+      const indexed = Number(fields.get('percent_indexed') ?? 0)
+      progress = Math.min(progress, Number(fields.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
+      documents += Number(fields.get('num_docs') ?? 0)
+      failures += Number(fields.get('hash_indexing_failures') ?? 0)
+    }
+    return { progress, documents, failures }
+  }
+
+  /** Moves `active` to the building generation once it is ready on every master; the older one is dropped. */
+  async function promoteIfReady (collection: string, building: string): Promise<boolean> {
+    const { progress } = await progressOf(collection, building)
+    if (progress < 1) return false
+    const replaced = await bounded(promoteIndexScript.run<string | null>(writer, [keyOf(collection)], [building]))
+    if (typeof replaced !== 'string') return false
+    await dropOlder(collection, Number(building))
+    return true
+  }
+
+  return {
+    /** Declares a collection's index; builds a new generation unless the definition is the latest already. */
+    async put (collection: string, fields: IndexField[]): Promise<{ rebuilt: boolean }> {
+      if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
+      const text = JSON.stringify(canonicalDefinition(fields))
+      const [status, generation, , building] = await bounded(putIndexScript.run<[string, string, string, string]>(writer, [keyOf(collection)], [text]))
+      if (status === 'same') return { rebuilt: false }
+      const prefix = keyPrefix + collection + collectionSeparator
+      await onEveryMaster((master) => master.sender.send(undefined, ['FT.CREATE', namePrefix(collection, master) + generation, ...createArguments(prefix, fields)]))
+      if (building !== '') await drop(collection, building)
+      await promoteIfReady(collection, generation)
+      return { rebuilt: true }
+    },
+
+    /** The definition and how far its index has come; undefined when the collection has none. */
+    async state (collection: string): Promise<IndexState | undefined> {
+      let record = await read(collection)
+      if (record.building !== undefined && await promoteIfReady(collection, record.building)) record = await read(collection)
+      if (record.definition === undefined) return undefined
+      const generation = record.building ?? record.active!
+      const { progress, documents, failures } = await progressOf(collection, generation)
+      return {
+        definition: JSON.parse(record.definition) as IndexDefinition,
+        state: record.building === undefined ? 'ready' : 'building',
+        progress: record.building === undefined ? 1 : Math.min(progress, 0.99),
+        documents,
+        failures
+      }
+    },
+
+    /** Removes a collection's index (never its documents); false when it had none. */
+    async remove (collection: string): Promise<boolean> {
+      const generations = await bounded(deleteIndexScript.run<[string, string] | null>(writer, [keyOf(collection)], []))
+      if (!Array.isArray(generations)) return false
+      for (const generation of generations) if (generation !== '') await drop(collection, generation)
+      return true
+    },
+
+    /**
+     * The index queries of a collection use, 'building' while its first generation is not ready yet, or
+     * undefined when it has none. A building generation is checked now and then, and takes over once ready.
+     */
+    async active (collection: string): Promise<ActiveIndex | 'building' | undefined> {
+      let record = await read(collection)
+      if (record.building !== undefined && Date.now() - (checkedAt.get(collection) ?? 0) >= READY_CHECK_MS) {
+        if (checkedAt.size > 10_000) checkedAt.clear()
+        checkedAt.set(collection, Date.now())
+        if (await promoteIfReady(collection, record.building)) record = await read(collection)
+      }
+      if (record.active === undefined || record.activeDefinition === undefined) return record.building === undefined ? undefined : 'building'
+      const generation = record.active
+      return { generation, fields: parsedFields(record.activeDefinition), nameOn: (master) => namePrefix(collection, master) + generation }
+    }
+  }
+}
+
+export type IndexStorage = ReturnType<typeof createIndexStorage>
+
+/** RediSearch's answer for an index that does not exist (dropped by a newer generation, or never made). */
+export function isUnknownIndex (error: unknown): boolean {
+  return error instanceof Error && /unknown index name|no such index/i.test(error.message)
+}
+
+/** The members of a RESP3 map reply (an object or a Map), or of a RESP2 flat list of names and values. */
+export function fieldsOfReply (reply: unknown): Map<string, unknown> {
+  if (reply instanceof Map) return new Map([...reply].map(([name, value]) => [String(name), value]))
+  if (Array.isArray(reply)) {
+    const fields = new Map<string, unknown>()
+    for (let index = 0; index + 1 < reply.length; index += 2) fields.set(String(reply[index]), reply[index + 1])
+    return fields
+  }
+  if (typeof reply === 'object' && reply !== null) return new Map(Object.entries(reply))
+  throw new RedisUnavailableError('RediSearch answered in an unexpected form')
+}

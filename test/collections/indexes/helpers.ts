@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify'
+import { expect } from 'vitest'
+import { get, put } from '../../helpers/app.js'
+import { eventually } from '../../helpers/local-redis.js'
+
+/** Declares a collection's index and waits, with a bound, until it reports ready. */
+export async function indexReady (app: FastifyInstance, collection: string, fields: unknown[]): Promise<void> {
+  const url = `/collections/${encodeURIComponent(collection)}/index`
+  const declared = await put(app, url, { fields })
+  expect([200, 202], declared.body).toContain(declared.statusCode)
+  await eventually(async () => (await get(app, url)).json().state === 'ready')
+}
+
+export interface Page {
+  items: Array<{ key: string, etag: string, value: unknown }>
+  cursor: string | null
+  count?: number
+}
+
+/** One query request; the answer when 200. */
+export async function query (app: FastifyInstance, collection: string, body: unknown, headers: Record<string, string> = {}) {
+  return await app.inject({
+    method: 'POST', url: `/collections/${encodeURIComponent(collection)}/query`, payload: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers }
+  })
+}
+
+/** Every page of a query, following its cursors (at most maxPages). */
+export async function allPages (app: FastifyInstance, collection: string, body: Record<string, unknown>, maxPages = 1000): Promise<Page[]> {
+  const pages: Page[] = []
+  let cursor: string | null = null
+  do {
+    const response = await query(app, collection, { ...body, ...(cursor ? { cursor } : {}) })
+    expect(response.statusCode, response.body).toBe(200)
+    const page = response.json() as Page
+    pages.push(page)
+    cursor = page.cursor
+  } while (cursor !== null && pages.length < maxPages)
+  return pages
+}
