@@ -33,7 +33,6 @@ export const problemTypes = {
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
-  DOCS_ERR_NOT_SUPPORTED: { status: 501, title: 'Not supported by this Redis' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   DOCS_ERR_REPLICATION_TIMEOUT: { status: 503, title: 'Write not confirmed by the replicas' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
@@ -78,7 +77,6 @@ export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis
 export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
   'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
-export const NotSupportedError = define('DOCS_ERR_NOT_SUPPORTED', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')

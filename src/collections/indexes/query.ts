@@ -1,4 +1,4 @@
-import { limitExceeded, NotSupportedError } from '../../errors.js'
+import { limitExceeded } from '../../errors.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { MasterNode, Redis } from '../../redis/redis.js'
 import type { IndexField } from './definition.js'
@@ -41,6 +41,8 @@ export interface QueryOptions {
 }
 
 const TIMED_OUT = /timeout/i
+/** Most matches a query may have on one master of a Redis Cluster, where they are all gathered and ordered here. */
+export const MAX_CLUSTER_MATCHES = 10_000
 
 /** Runs the searches of the collection's queries on every master. */
 export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTimeoutMs }: QueryOptions) {
@@ -83,10 +85,7 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
   }
 
   function rowOf (attributes: Map<string, unknown>, plan: QueryPlan): Row {
-    const fullKey = attributes.get('__key')
-    // RediSearch without a coordinator loads nothing of a key outside its index name's hash slot.
-    if (typeof fullKey !== 'string') throw new NotSupportedError('This Redis\' Search module cannot load the keys of the documents it finds (a Redis Cluster without the search coordinator): queries are not supported on it')
-    const key = fullKey.slice(keyPrefix.length)
+    const key = String(attributes.get('__key')).slice(keyPrefix.length)
     if (plan.sort === undefined) return { key }
     const value = plan.sort.field.type === 'number'
       ? numberAt(attributes.get('doc'), plan.sort.field.tokens)
@@ -109,10 +108,42 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
     }
   }
 
+  /**
+   * A page on a Redis Cluster, whose Search module loads nothing of a key outside its index name's slot,
+   * @__key included: FT.SEARCH still answers the keys and sort values (WITHSORTKEYS, exact) of every match,
+   * up to MAX_CLUSTER_MATCHES per master, and they are ordered and cut here.
+   */
+  async function clusterPage (plan: QueryPlan, masters: MasterNode[]): Promise<{ rows: Row[], more: boolean }> {
+    const order = compare(plan)
+    const sort = plan.sort === undefined ? [] : ['SORTBY', plan.sort.field.name, plan.sort.order.toUpperCase(), 'WITHSORTKEYS']
+    const found = await Promise.all(masters.map(async (master) => {
+      const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), plan.filter.query, 'NOCONTENT', ...sort,
+        'LIMIT', '0', String(MAX_CLUSTER_MATCHES + 1), ...tail(plan.filter)])
+      if (Number(reply.get('total_results') ?? 0) > MAX_CLUSTER_MATCHES) {
+        throw limitExceeded('MAX_CLUSTER_MATCHES', MAX_CLUSTER_MATCHES, `On a Redis Cluster a query may match at most ${MAX_CLUSTER_MATCHES} documents per master; narrow its filter`)
+      }
+      const results = reply.get('results')
+      return (Array.isArray(results) ? results : []).map((result): Row => {
+        const fields = fieldsOfReply(result)
+        const key = String(fields.get('id')).slice(keyPrefix.length)
+        const sortKey = fields.get('sortkey')
+        if (typeof sortKey !== 'string' || sortKey.length === 0) return { key }
+        return { key, value: sortKey[0] === '#' ? Number(sortKey.slice(1)) : sortKey.slice(1) }
+      })
+    }))
+    const after = plan.after
+    const rows = found.flat()
+      .filter((row) => plan.readable === undefined || plan.readable.some((prefix) => (keyPrefix + row.key).startsWith(prefix)))
+      .filter((row) => after === undefined || order(row, after) > 0)
+      .sort(order)
+    return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
+  }
+
   return {
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
     async page (plan: QueryPlan): Promise<{ rows: Row[], more: boolean }> {
       const masters = await redisCall(redis.masters(), redisTimeoutMs)
+      if (redis.isCluster) return await clusterPage(plan, masters)
       const max = String(plan.limit + 1)
       const order = plan.sort === undefined
         ? ['SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]

@@ -169,7 +169,7 @@ export function indexRouteSchemas (separator: string) {
           headers: ['Preference-Applied'],
           examples: { page: { items: [{ key: 'orders:17', etag: '"3"', value: { status: 'open', total: 12.5 } }], cursor: null, count: 1 } }
         }),
-        ...problemResponses(400, 404, 409, 422, 501)
+        ...problemResponses(400, 404, 409, 422)
       }
     }
   }
