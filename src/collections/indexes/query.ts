@@ -7,16 +7,13 @@ import { compareBytes, numberLiteral, stringLiteral, type Position } from './cur
 import { fieldsOfReply, isUnknownIndex, type ActiveIndex } from './storage.js'
 
 /*
- * How a query runs. RediSearch here answers from its own shard only, so every command goes to every master
- * (one is all a single Redis has), and the pages they answer are merged in the query's order.
- *
- * The order is the sort field's value (absent and null values last, whatever the direction), then the key,
- * byte by byte: FT.AGGREGATE loads each match's key (@__key) and sorts on both (SORTBY ... MAX), which
- * RediSearch does as a top-N over the matches. The page after a position keeps the matches after it with a
- * FILTER on the sort value and the key (keyset), where the key and a string value are quoted literals and a
- * number is written out in full; the values themselves all reach RediSearch as PARAMS. A number's sort
- * value is read from the document's text loaded with the page (RediSearch prints numbers to 12 digits
- * only), so that the position is the exact double RediSearch compares.
+ * How a query runs. The order is the sort field's value (absent and null values last, whatever the
+ * direction), then the key, byte by byte. On one Redis, FT.AGGREGATE loads each match's key (@__key) and
+ * sorts on both (SORTBY ... MAX), which RediSearch does as a top-N over the matches; the page after a
+ * position keeps the matches after it with a FILTER on the sort value and the key (keyset), written as
+ * expressions RediSearch reads back exactly (see stringLiteral and numberLiteral); the filter's values all
+ * reach RediSearch as PARAMS. On a Redis Cluster, where RediSearch answers from its own shard only, every
+ * master is searched and the service orders what they answer (see clusterPage).
  */
 
 export interface QueryPlan {
@@ -87,10 +84,9 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
   function rowOf (attributes: Map<string, unknown>, plan: QueryPlan): Row {
     const key = String(attributes.get('__key')).slice(keyPrefix.length)
     if (plan.sort === undefined) return { key }
-    const value = plan.sort.field.type === 'number'
-      ? numberAt(attributes.get('doc'), plan.sort.field.tokens)
-      : attributes.get(plan.sort.field.name)
-    return typeof value === 'string' || typeof value === 'number' ? { key, value } : { key }
+    const value = attributes.get(plan.sort.field.name)
+    if (typeof value !== 'string') return { key }
+    return { key, value: plan.sort.field.type === 'number' ? Number(value) : value }
   }
 
   function compare (plan: QueryPlan) {
@@ -139,23 +135,48 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
     return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
   }
 
+  /** The exact number a document's sortable field holds in the index, from FT.SEARCH's sort keys. */
+  async function exactNumber (master: MasterNode, plan: QueryPlan, key: string): Promise<number | undefined> {
+    const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), '*', 'INKEYS', '1', keyPrefix + key, 'NOCONTENT',
+      'SORTBY', plan.sort!.field.name, 'WITHSORTKEYS', 'LIMIT', '0', '1', ...tail({ query: '*', params: [] })])
+    const [first] = Array.isArray(reply.get('results')) ? reply.get('results') as unknown[] : []
+    const sortKey = first === undefined ? undefined : fieldsOfReply(first).get('sortkey')
+    return typeof sortKey === 'string' && sortKey.startsWith('#') ? Number(sortKey.slice(1)) : undefined
+  }
+
+  /**
+   * A page on one Redis: FT.AGGREGATE sorts on the field and the key. It prints numbers to 12 digits only,
+   * so under a numeric sort the last row's exact value (the cursor's) is read with FT.SEARCH's sort keys;
+   * should it no longer round to what the page saw (the document changed in between), the page is read again.
+   */
+  async function singlePage (plan: QueryPlan, master: MasterNode): Promise<{ rows: Row[], more: boolean }> {
+    const max = String(plan.limit + 1)
+    const order = plan.sort === undefined
+      ? ['SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
+      : ['SORTBY', '4', '@' + plan.sort.field.name, plan.sort.order.toUpperCase(), '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
+    for (let attempt = 0; ; attempt++) {
+      const reply = await search(master, ['FT.AGGREGATE', plan.index.nameOn(master), plan.filter.query, 'LOAD', '1', '@__key',
+        ...readableFilter(plan.readable), ...afterFilter(plan), ...order, ...tail(plan.filter)])
+      const rows = resultsOf(reply).map((attributes) => rowOf(attributes, plan))
+      const page = rows.slice(0, plan.limit)
+      const more = rows.length > plan.limit
+      const last = page.at(-1)
+      if (plan.sort?.field.type !== 'number' || !more || last === undefined) return { rows: page, more }
+      const exact = await exactNumber(master, plan, last.key)
+      const printed = exact === undefined ? undefined : Number(exact.toPrecision(12))
+      if (printed === last.value || attempt >= 2) {
+        page[page.length - 1] = exact === undefined ? { key: last.key } : { key: last.key, value: exact }
+        return { rows: page, more }
+      }
+    }
+  }
+
   return {
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
     async page (plan: QueryPlan): Promise<{ rows: Row[], more: boolean }> {
       const masters = await redisCall(redis.masters(), redisTimeoutMs)
       if (redis.isCluster) return await clusterPage(plan, masters)
-      const max = String(plan.limit + 1)
-      const order = plan.sort === undefined
-        ? ['SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
-        : ['SORTBY', '4', '@' + plan.sort.field.name, plan.sort.order.toUpperCase(), '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max]
-      const load = plan.sort?.field.type === 'number' ? ['LOAD', '3', '$', 'AS', 'doc'] : []
-      const pages = await Promise.all(masters.map(async (master) => {
-        const reply = await search(master, ['FT.AGGREGATE', plan.index.nameOn(master), plan.filter.query, 'LOAD', '1', '@__key',
-          ...readableFilter(plan.readable), ...afterFilter(plan), ...order, ...load, ...tail(plan.filter)])
-        return resultsOf(reply).map((attributes) => rowOf(attributes, plan))
-      }))
-      const rows = pages.flat().sort(compare(plan))
-      return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
+      return await singlePage(plan, masters[0]!)
     },
 
     /** How many documents match the filter (and the caller may read), on every master. */
@@ -184,15 +205,4 @@ function resultsOf (reply: Map<string, unknown>): Array<Map<string, unknown>> {
   const results = reply.get('results')
   if (!Array.isArray(results)) return []
   return results.map((result) => fieldsOfReply(fieldsOfReply(result).get('extra_attributes') ?? {}))
-}
-
-/** The number at a pointer of a document's JSON text, if a number is there. */
-function numberAt (text: unknown, tokens: readonly string[]): number | undefined {
-  if (typeof text !== 'string') return undefined
-  let value: unknown = JSON.parse(text)
-  for (const token of tokens) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, token)) return undefined
-    value = (value as Record<string, unknown>)[token]
-  }
-  return typeof value === 'number' ? value : undefined
 }
