@@ -123,6 +123,7 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
       // The floor server reads and writes documents the service wrote.
       const writer = target === 'floor' ? 'service' : target
       if (target !== 'ceiling') await putDocuments(targetOf(running, writer).url, scenario.documents, options.headers)
+      if (target !== 'ceiling' && scenario.prepare) await scenario.prepare(targetOf(running, writer).url, options.headers)
     }
   }
   if (running.cached) {

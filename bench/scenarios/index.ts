@@ -7,6 +7,7 @@ import { largeDocsScenario } from './large-docs.js'
 import { numbersScenario } from './numbers.js'
 import { object380bScenario } from './object-380b.js'
 import { object3k5Scenario } from './object-3k5.js'
+import { queriesScenario } from './queries.js'
 import type { Scenario } from './scenario.js'
 import { sizeSweepScenario } from './size-sweep.js'
 import { soakScenario } from './soak.js'
@@ -24,6 +25,7 @@ export function allScenarios (): Scenario[] {
     floorScenario(),
     sizeSweepScenario(),
     cachedReadsScenario(),
+    queriesScenario(),
     soakScenario(),
     ceilingAgain()
   ]

@@ -35,6 +35,8 @@ export interface Scenario {
   title: string
   /** Documents written through the service before the family's rows run, by key. */
   documents: Record<string, Json>
+  /** What else the family writes through the service (at its URL) before its rows run. */
+  prepare?: (url: string, headers: Record<string, string>) => Promise<void>
   rows: RowSpec[]
 }
 

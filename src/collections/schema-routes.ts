@@ -1,32 +1,21 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { AccessRule } from '../access/plugin.js'
+import type { FastifyInstance } from 'fastify'
 import { reaches, reachesCollection } from '../access/scopes.js'
-import { BadRequestError, NotFoundError } from '../errors.js'
+import { NotFoundError } from '../errors.js'
 import { etagOf, noneMatchHolds } from '../http/conditional.js'
 import { acceptMediaTypes, conditionsOf, jsonBodyOf } from '../documents/request.js'
-import { checkCollectionName } from './collection.js'
+import { collectionRoute, type CollectionParams } from './collection-route.js'
 import { conformanceReport } from './report.js'
 import { schemaRouteSchemas } from './schema-route-schemas.js'
 import { schemaSourceOf } from './validation-protocol.js'
 
 const SCHEMA_MEDIA_TYPE = 'application/schema+json'
 
-interface CollectionParams { collection: string }
 
 /** `/schemas/{collection}`: register, read, replace, list and remove collection schemas. */
 export default async function schemaRoutes (app: FastifyInstance) {
   const { storage, separator, validation } = app.schemas
   const schemas = schemaRouteSchemas(separator)
-  // A collection's schema is reachable when `collection + separator` starts with a `schema` scope's prefix.
-  const onCollection: { access: AccessRule } = {
-    access: { right: 'schema', target: (request) => (request.params as CollectionParams).collection + separator }
-  }
-  const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
-    const { collection } = request.params
-    const problem = checkCollectionName(collection, separator)
-    if (problem) throw new BadRequestError(problem)
-    return collection
-  }
+  const { onCollection, collectionOf } = collectionRoute(separator)
 
   app.get('/schemas', { schema: schemas.list, config: { access: { right: 'schema' } } }, async (request, reply) => {
     const collections = await storage.list()

@@ -78,7 +78,8 @@ describe('scenarios', () => {
   it('read and write only documents their family writes first, at locations that exist', () => {
     for (const scenario of scenarios) {
       for (const r of scenario.rows) {
-        if (!r.direct) continue
+        // A family that prepares its own data (an indexed collection) is checked by its own rows' answers.
+        if (!r.direct || scenario.prepare) continue
         const document = scenario.documents[r.direct.key]
         expect(document, r.id).toBeDefined()
         const path = decodeURIComponent(r.requests[0]!.path.slice(`/docs/${encodeURIComponent(r.direct.key)}`.length))

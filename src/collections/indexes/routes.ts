@@ -1,15 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { AccessRule } from '../../access/plugin.js'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { denied } from '../../access/plugin.js'
 import { listingReach } from '../../access/scopes.js'
 import { BadRequestError, NotFoundError } from '../../errors.js'
-import { checkCollectionName } from '../collection.js'
+import { collectionRoute, type CollectionParams } from '../collection-route.js'
 import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
 import type { QueryRequest } from './queries.js'
 import { indexRouteSchemas } from './route-schemas.js'
 import type { IndexState } from './storage.js'
-
-interface CollectionParams { collection: string }
 
 /** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query`. */
 export default async function indexRoutes (app: FastifyInstance) {
@@ -17,15 +14,7 @@ export default async function indexRoutes (app: FastifyInstance) {
   const separator = app.schemas.separator
   const schemas = indexRouteSchemas(separator)
   // Declaring an index is a change to the collection, as its schema is: the `schema` right on `collection + separator`.
-  const onCollection: { access: AccessRule } = {
-    access: { right: 'schema', target: (request) => (request.params as CollectionParams).collection + separator }
-  }
-  const collectionOf = (request: FastifyRequest<{ Params: CollectionParams }>) => {
-    const { collection } = request.params
-    const problem = checkCollectionName(collection, separator)
-    if (problem) throw new BadRequestError(problem)
-    return collection
-  }
+  const { onCollection, collectionOf } = collectionRoute(separator)
   const answerState = (reply: FastifyReply, collection: string, state: IndexState) =>
     reply.type('application/json').send(JSON.stringify({ collection, fields: state.definition.fields, state: state.state,
       progress: state.progress, documents: state.documents, failures: state.failures }))
