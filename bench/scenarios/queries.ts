@@ -76,8 +76,8 @@ export function queriesScenario (): Scenario {
         target: 'service', kind: 'read', connections: 2
       },
       {
-        id: `${family}/count`, family, title: 'POST /collections/{c}/query {"/total":{"$gte":0}} limit 1, Prefer: count=exact',
-        requests: [queryRequest({ filter: { '/total': { $gte: 0 } }, limit: 1 }, { prefer: 'count=exact' })],
+        id: `${family}/count`, family, title: 'POST /collections/{c}/query {"/total":{"$gte":0}} limit 0, Prefer: count=exact',
+        requests: [queryRequest({ filter: { '/total': { $gte: 0 } }, limit: 0 }, { prefer: 'count=exact' })],
         direct: { key: INDEX, args: ['FT.SEARCH', '@f1:[0 +inf]', 'LIMIT', '0', '0', 'DIALECT', '2'], title: 'FT.SEARCH {index} @total:[0 +inf] LIMIT 0 0' },
         target: 'service', kind: 'read', connections: 2
       },

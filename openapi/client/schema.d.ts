@@ -817,6 +817,7 @@ export interface components {
             fields?: string[];
             /**
              * Format: int32
+             * @description 0 answers no items: with `Prefer: count=exact`, only the count
              * @default 20
              */
             limit: number;

@@ -80,7 +80,10 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       })
       const { page, total, digest } = await onActiveIndex(collection, async (index) => {
         const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: string }
-        const [page, total] = await Promise.all([runner.page(plan), count ? runner.count(plan) : undefined])
+        const [page, total] = await Promise.all([
+          plan.limit === 0 ? { rows: [], more: false } : runner.page(plan),
+          count ? runner.count(plan) : undefined
+        ])
         return { page, total, digest: plan.digest }
       })
       const keys = page.rows.map((row) => row.key)

@@ -12,7 +12,7 @@ import { fieldsOfReply, isUnknownIndex, type ActiveIndex } from './storage.js'
  * sorts on both (SORTBY ... MAX), which RediSearch does as a top-N over the matches; the page after a
  * position keeps the matches after it with a FILTER on the sort value and the key (keyset), written as
  * expressions RediSearch reads back exactly (see stringLiteral and numberLiteral); the filter's values all
- * reach RediSearch as PARAMS. On a Redis Cluster, where RediSearch answers from its own shard only, every
+ * reach RediSearch as PARAMS. A numeric sort, the common case, has a faster plan (see numericPage). On a Redis Cluster, where RediSearch answers from its own shard only, every
  * master is searched and the service orders what they answer (see clusterPage).
  */
 
@@ -171,11 +171,80 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
     }
   }
 
+  /** Documents matching `query` in key order after `afterKey`, at most `count`, each given `value`. */
+  async function byKey (master: MasterNode, plan: QueryPlan, query: string, params: string[], afterKey: string | undefined,
+    count: number, value: number | undefined): Promise<Row[]> {
+    const max = String(count)
+    const reply = await search(master, ['FT.AGGREGATE', plan.index.nameOn(master), query, 'LOAD', '1', '@__key',
+      ...(afterKey === undefined ? [] : ['FILTER', `@__key > ${stringLiteral(keyPrefix + afterKey)}`]),
+      'SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max, ...tail({ query, params })])
+    return resultsOf(reply).map((attributes) => {
+      const key = String(attributes.get('__key')).slice(keyPrefix.length)
+      return value === undefined ? { key } : { key, value }
+    })
+  }
+
+  /**
+   * A page under a numeric sort, on one Redis and for a caller reading the whole collection: FT.SEARCH sorts
+   * on the field alone (a top-N, as fast as RediSearch sorts) and answers exact values (WITHSORTKEYS); only
+   * the documents sharing a value at the page's edges are ordered by key, with a query on that one value.
+   * Values beyond the position are asked for with a range; documents without a value come last, by key.
+   */
+  async function numericPage (plan: QueryPlan, sort: NonNullable<QueryPlan['sort']>, master: MasterNode): Promise<{ rows: Row[], more: boolean }> {
+    const want = plan.limit + 1
+    const attribute = '@' + sort.field.name
+    const { query, params } = plan.filter
+    // RediSearch takes `*` alone only.
+    const and = (term: string) => query === '*' ? term : `(${query}) ${term}`
+    const withValue = (range: string, extra: string[]) => ({ query: and(`${attribute}:${range}`), params: [...params, ...extra] })
+    const tieGroup = (value: number, afterKey: string | undefined, count: number) => {
+      const { query: tied, params: tiedParams } = withValue('[$sv $sv]', ['sv', String(value)])
+      return byKey(master, plan, tied, tiedParams, afterKey, count, value)
+    }
+    const rows: Row[] = []
+    const after = plan.after
+    let bound = typeof after?.value === 'number' ? after.value : undefined
+    if (after === undefined || bound !== undefined) {
+      if (after !== undefined && bound !== undefined) rows.push(...await tieGroup(bound, after.key, want))
+      while (rows.length < want) {
+        const remaining = want - rows.length
+        const range = bound === undefined ? '[-inf +inf]' : sort.order === 'asc' ? '[($sb +inf]' : '[-inf ($sb]'
+        const beyond = withValue(range, bound === undefined ? [] : ['sb', String(bound)])
+        const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), beyond.query, 'NOCONTENT', 'SORTBY', sort.field.name,
+          sort.order.toUpperCase(), 'WITHSORTKEYS', 'LIMIT', '0', String(remaining), ...tail(beyond)])
+        const found = (Array.isArray(reply.get('results')) ? reply.get('results') as unknown[] : []).flatMap((result): Row[] => {
+          const fields = fieldsOfReply(result)
+          const sortKey = fields.get('sortkey')
+          if (typeof sortKey !== 'string' || !sortKey.startsWith('#')) return []
+          return [{ key: String(fields.get('id')).slice(keyPrefix.length), value: Number(sortKey.slice(1)) }]
+        })
+        const order = compare(plan)
+        if (found.length < remaining) {
+          // Every valued document beyond the bound is here.
+          rows.push(...found.sort(order))
+          break
+        }
+        // Those before the last value are all here; those with it may not be: they come from their own query.
+        const edge = found.at(-1)!.value as number
+        rows.push(...found.filter((row) => row.value !== edge).sort(order))
+        rows.push(...await tieGroup(edge, undefined, want - rows.length))
+        bound = edge
+      }
+    }
+    if (rows.length < want) {
+      const missing = { query: and(`-${attribute}:[-inf +inf]`), params }
+      rows.push(...await byKey(master, plan, missing.query, missing.params, after !== undefined && after.value === undefined ? after.key : undefined,
+        want - rows.length, undefined))
+    }
+    return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
+  }
+
   return {
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
     async page (plan: QueryPlan): Promise<{ rows: Row[], more: boolean }> {
       const masters = await redisCall(redis.masters(), redisTimeoutMs)
       if (redis.isCluster) return await clusterPage(plan, masters)
+      if (plan.sort?.field.type === 'number' && plan.readable === undefined) return await numericPage(plan, plan.sort, masters[0]!)
       return await singlePage(plan, masters[0]!)
     },
 

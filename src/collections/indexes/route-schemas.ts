@@ -87,7 +87,7 @@ const queryRequest = {
       description: 'One sortable field; ties, and the order without a sort, go by key'
     },
     fields: { type: 'array', maxItems: 16, items: pointer, description: 'Answer these pointers of each document rather than the whole' },
-    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    limit: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: '0 answers no items: with `Prefer: count=exact`, only the count' },
     cursor: { type: 'string', maxLength: 4096, description: 'The `cursor` of the previous page of the same query' }
   },
   additionalProperties: false

@@ -100,7 +100,7 @@ describe('refusals', () => {
       [{ filter: { '/s': 'a\u001fb' } }, /U\+001F/],
       [{ filter: { status: 'a' } }, /neither a pointer/],
       [{ limit: 101 }, /limit/],
-      [{ limit: 0 }, /limit/],
+      [{ limit: -1 }, /limit/],
       [{ sort: [{ pointer: '/s' }] }, /not sortable/],
       [{ sort: [{ pointer: '/n' }, { pointer: '/s' }] }, /sort/],
       [{ cursor: 'garbage' }, /cursor is not one this query issued/],
@@ -119,6 +119,10 @@ describe('refusals', () => {
     expect(other.statusCode).toBe(400)
     const same = await query(app, 'refused', { filter: { '/n': { $gte: 0 } }, limit: 5, sort: [{ pointer: '/n' }], cursor })
     expect(same.json().items.map((item: { key: string }) => item.key)).toEqual(['refused:2'])
+  })
+
+  it('answers only the count with limit 0', async () => {
+    expect((await query(app, 'refused', { filter: { '/s': 'a' }, limit: 0 }, { prefer: 'count=exact' })).json()).toEqual({ items: [], cursor: null, count: 2 })
   })
 
   it('404 without an index, 422 past QUERY_TIMEOUT_MS', async () => {
