@@ -118,14 +118,7 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
       if (Number(reply.get('total_results') ?? 0) > MAX_CLUSTER_MATCHES) {
         throw limitExceeded('MAX_CLUSTER_MATCHES', MAX_CLUSTER_MATCHES, `On a Redis Cluster a query may match at most ${MAX_CLUSTER_MATCHES} documents per master; narrow its filter`)
       }
-      const results = reply.get('results')
-      return (Array.isArray(results) ? results : []).map((result): Row => {
-        const fields = fieldsOfReply(result)
-        const key = String(fields.get('id')).slice(keyPrefix.length)
-        const sortKey = fields.get('sortkey')
-        if (typeof sortKey !== 'string' || sortKey.length === 0) return { key }
-        return { key, value: sortKey[0] === '#' ? Number(sortKey.slice(1)) : sortKey.slice(1) }
-      })
+      return searchRows(reply)
     }))
     const after = plan.after
     const rows = found.flat()
@@ -139,9 +132,8 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
   async function exactNumber (master: MasterNode, plan: QueryPlan, key: string): Promise<number | undefined> {
     const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), '*', 'INKEYS', '1', keyPrefix + key, 'NOCONTENT',
       'SORTBY', plan.sort!.field.name, 'WITHSORTKEYS', 'LIMIT', '0', '1', ...tail({ query: '*', params: [] })])
-    const [first] = Array.isArray(reply.get('results')) ? reply.get('results') as unknown[] : []
-    const sortKey = first === undefined ? undefined : fieldsOfReply(first).get('sortkey')
-    return typeof sortKey === 'string' && sortKey.startsWith('#') ? Number(sortKey.slice(1)) : undefined
+    const [first] = searchRows(reply)
+    return typeof first?.value === 'number' ? first.value : undefined
   }
 
   /**
@@ -169,6 +161,18 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
         return { rows: page, more }
       }
     }
+  }
+
+  /** The keys and sort values (WITHSORTKEYS: `#` a number, `$` a string, exact) of an FT.SEARCH reply. */
+  function searchRows (reply: Map<string, unknown>): Row[] {
+    const results = reply.get('results')
+    return (Array.isArray(results) ? results : []).map((result): Row => {
+      const fields = fieldsOfReply(result)
+      const key = String(fields.get('id')).slice(keyPrefix.length)
+      const sortKey = fields.get('sortkey')
+      if (typeof sortKey !== 'string' || sortKey.length === 0) return { key }
+      return { key, value: sortKey[0] === '#' ? Number(sortKey.slice(1)) : sortKey.slice(1) }
+    })
   }
 
   /** Documents matching `query` in key order after `afterKey`, at most `count`, each given `value`. */
@@ -212,12 +216,7 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
         const beyond = withValue(range, bound === undefined ? [] : ['sb', String(bound)])
         const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), beyond.query, 'NOCONTENT', 'SORTBY', sort.field.name,
           sort.order.toUpperCase(), 'WITHSORTKEYS', 'LIMIT', '0', String(remaining), ...tail(beyond)])
-        const found = (Array.isArray(reply.get('results')) ? reply.get('results') as unknown[] : []).flatMap((result): Row[] => {
-          const fields = fieldsOfReply(result)
-          const sortKey = fields.get('sortkey')
-          if (typeof sortKey !== 'string' || !sortKey.startsWith('#')) return []
-          return [{ key: String(fields.get('id')).slice(keyPrefix.length), value: Number(sortKey.slice(1)) }]
-        })
+        const found = searchRows(reply).filter((row) => typeof row.value === 'number')
         const order = compare(plan)
         if (found.length < remaining) {
           // Every valued document beyond the bound is here.
