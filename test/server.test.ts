@@ -198,6 +198,11 @@ describe('configuration', () => {
     expect(shared.validation.workers).toBe(Math.max(1, Math.floor((availableParallelism() - 1) / 4)))
   })
 
+  it('cuts QUERY_TIMEOUT_MS to half of REDIS_TIMEOUT_MS, so that a search ends before its call does', () => {
+    expect(appConfigFrom(loadEnvironment({ REDIS_TIMEOUT_MS: '300' }), { url: 'redis://127.0.0.1' }).queryTimeoutMs).toBe(150)
+    expect(appConfigFrom(loadEnvironment({}), { url: 'redis://127.0.0.1' }).queryTimeoutMs).toBe(500)
+  })
+
   it('takes WRITE_REPLICAS with a timeout shorter than REDIS_TIMEOUT_MS', () => {
     expect(appConfigFrom(loadEnvironment({ WRITE_REPLICAS: '1' }), { socketPath: '/tmp/unused.sock' }).writeReplicas)
       .toEqual({ replicas: 1, timeoutMs: 1000 })

@@ -178,6 +178,26 @@ describe('the generated client', () => {
     expect((await client.DELETE('/tokens/{id}', { params: { path: { id } } })).response.status).toBe(204)
   })
 
+  it('declares an index, queries a collection and removes the index', async () => {
+    const collection = 'products'
+    for (const [id, price] of [[1, 9.5], [2, 12], [3, 4]] as const) {
+      await client.PUT('/docs/{key}', { params: { path: { key: `products:${id}` } }, body: { price, tags: ['sale'] } })
+    }
+    const fields = [{ pointer: '/price', type: 'number' as const, sortable: true }, { pointer: '/tags', type: 'tag' as const }]
+    const declared = await client.PUT('/collections/{collection}/index', { params: { path: { collection } }, body: { fields } })
+    expect([200, 202]).toContain(declared.response.status)
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if ((await client.GET('/collections/{collection}/index', { params: { path: { collection } } })).data?.state === 'ready') break
+    }
+    expect((await client.HEAD('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(200)
+    const found = await client.POST('/collections/{collection}/query', {
+      params: { path: { collection }, header: { Prefer: 'count=exact' } },
+      body: { filter: { '/tags': 'sale', '/price': { $lt: 10 } }, sort: [{ pointer: '/price', order: 'desc' }], fields: ['/price'], limit: 20 }
+    })
+    expect(found.data).toMatchObject({ items: [{ key: 'products:1', value: { '/price': 9.5 } }, { key: 'products:3', value: { '/price': 4 } }], cursor: null, count: 2 })
+    expect((await client.DELETE('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(204)
+  })
+
   it('has called every operation of the description', () => {
     expect(described.length).toBeGreaterThan(30)
     expect(described.filter((operation) => !called.has(operation))).toEqual([])
