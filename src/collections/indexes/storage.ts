@@ -1,6 +1,7 @@
 import { BadRequestError, RedisUnavailableError } from '../../errors.js'
 import { redisCall } from '../../redis/deadline.js'
 import { LuaScript } from '../../redis/lua-script.js'
+import { protocol, text } from '../../redis/script-protocol.js'
 import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
 import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
@@ -17,29 +18,35 @@ import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefiniti
 const INDEX_KEY_INFIX = '\u001findex\u001f'
 const COLLECTIONS_SUFFIX = '\u001fschemas'
 
-/** KEYS: the index hash. ARGV: the definition text. Reply: status, generation, active, building. */
-const putIndexScript = new LuaScript('put-index', `
-local def, gen, active, building = unpack(redis.call('HMGET', KEYS[1], 'definition', 'generation', 'active', 'building'))
-if def == ARGV[1] and (active or building) then return { 'same', gen, active or '', building or '' } end
+/** Declares a definition: 'same' when it is the latest already (built or building), else 'new' with its generation. */
+const putIndexScript = new LuaScript('put-index', protocol({
+  keys: ['index'], args: { definition: text }, reply: (raw) => raw as [status: 'same' | 'new', generation: string, active: string, building: string]
+}), `
+local def, gen, active, building = unpack(redis.call('HMGET', index, 'definition', 'generation', 'active', 'building'))
+if def == definition and (active or building) then return { 'same', gen, active or '', building or '' } end
 local next = tostring(tonumber(gen or '0') + 1)
-redis.call('HSET', KEYS[1], 'definition', ARGV[1], 'generation', next, 'building', next)
+redis.call('HSET', index, 'definition', definition, 'generation', next, 'building', next)
 return { 'new', next, active or '', building or '' }
 `)
 
-/** KEYS: the index hash. ARGV: the generation found ready. Reply: the generation it replaces ('' when none), or false. */
-const promoteIndexScript = new LuaScript('promote-index', `
-if redis.call('HGET', KEYS[1], 'building') ~= ARGV[1] then return false end
-local old = redis.call('HGET', KEYS[1], 'active')
-redis.call('HSET', KEYS[1], 'active', ARGV[1], 'activeDefinition', redis.call('HGET', KEYS[1], 'definition'))
-redis.call('HDEL', KEYS[1], 'building')
+/** Makes a generation found ready the active one: the generation it replaces ('' when none), or null when it is no longer being built. */
+const promoteIndexScript = new LuaScript('promote-index', protocol({
+  keys: ['index'], args: { generation: text }, reply: (raw) => typeof raw === 'string' ? raw : null
+}), `
+if redis.call('HGET', index, 'building') ~= generation then return false end
+local old = redis.call('HGET', index, 'active')
+redis.call('HSET', index, 'active', generation, 'activeDefinition', redis.call('HGET', index, 'definition'))
+redis.call('HDEL', index, 'building')
 return old or ''
 `)
 
-/** KEYS: the index hash. Reply: { active, building } generations ('' when none), or false when there is no index. */
-const deleteIndexScript = new LuaScript('delete-index', `
-local active, building = unpack(redis.call('HMGET', KEYS[1], 'active', 'building'))
+/** Forgets an index's definition: its { active, building } generations ('' when none), or null when there is no index. */
+const deleteIndexScript = new LuaScript('delete-index', protocol({
+  keys: ['index'], args: {}, reply: (raw) => Array.isArray(raw) ? raw as [active: string, building: string] : null
+}), `
+local active, building = unpack(redis.call('HMGET', index, 'active', 'building'))
 if not active and not building then return false end
-redis.call('HDEL', KEYS[1], 'definition', 'active', 'building', 'activeDefinition')
+redis.call('HDEL', index, 'definition', 'active', 'building', 'activeDefinition')
 return { active or '', building or '' }
 `)
 
@@ -153,7 +160,7 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
   async function promoteIfReady (collection: string, building: string): Promise<boolean> {
     const { progress } = await progressOf(collection, building)
     if (progress < 1) return false
-    const replaced = await bounded(promoteIndexScript.run<string | null>(writer, [keyOf(collection)], [building]))
+    const replaced = await bounded(promoteIndexScript.run(writer, { index: keyOf(collection) }, { generation: building }))
     if (typeof replaced !== 'string') return false
     await dropOlder(collection, Number(building))
     return true
@@ -164,7 +171,7 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     async put (collection: string, fields: IndexField[]): Promise<{ rebuilt: boolean }> {
       if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
       const text = JSON.stringify(canonicalDefinition(fields))
-      const [status, generation, , building] = await bounded(putIndexScript.run<[string, string, string, string]>(writer, [keyOf(collection)], [text]))
+      const [status, generation, , building] = await bounded(putIndexScript.run(writer, { index: keyOf(collection) }, { definition: text }))
       if (status === 'same') return { rebuilt: false }
       const prefix = keyPrefix + collection + collectionSeparator
       await onEveryMaster((master) => master.sender.send(undefined, ['FT.CREATE', namePrefix(collection, master) + generation, ...createArguments(prefix, fields)]))
@@ -191,8 +198,8 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
 
     /** Removes a collection's index (never its documents); false when it had none. */
     async remove (collection: string): Promise<boolean> {
-      const generations = await bounded(deleteIndexScript.run<[string, string] | null>(writer, [keyOf(collection)], []))
-      if (!Array.isArray(generations)) return false
+      const generations = await bounded(deleteIndexScript.run(writer, { index: keyOf(collection) }, {}))
+      if (generations === null) return false
       for (const generation of generations) if (generation !== '') await drop(collection, generation)
       return true
     },
