@@ -110,7 +110,9 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
       validation: config.validation
     })
-    await app.register(documentStorePlugin, { keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits })
+    await app.register(documentStorePlugin, {
+      keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits, events: config.events
+    })
     await app.register(answerCachePlugin)
     await app.register(indexesPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,

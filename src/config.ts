@@ -7,6 +7,7 @@ import { parseCorsOrigins, type CorsOrigins } from './http/cors.js'
 import type { HttpServerSettings } from './http/server.js'
 import { clusterNodesOf, type RedisConnection } from './redis/connection.js'
 import type { ValidationSettings } from './collections/validation-pool.js'
+import type { EventFeedSettings } from './documents/store/context.js'
 
 /** The process environment the server reads, validated once before fastify exists. */
 export const environmentSchema = {
@@ -59,13 +60,20 @@ export const environmentSchema = {
     METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
     CORS_ORIGINS: { type: 'string' },
     // Per credential, or per client address without one; `off` to disable. See Rate limits in the README.
-    RATE_LIMIT: { type: 'string', default: '600/minute' }
+    RATE_LIMIT: { type: 'string', default: '600/minute' },
+    // Live changes: see the README. Entries kept per document (0: no feed, streams answer 404), for how long.
+    EVENTS_MAXLEN: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
+    EVENTS_RETENTION_MS: { type: 'integer', minimum: 1000, default: 3600000 },
+    STREAM_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 15000 },
+    MAX_STREAMS: { type: 'integer', minimum: 0, default: 1000 },
+    STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT'],
+    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS',
+    'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS'],
   additionalProperties: true
 } as const
 
@@ -124,6 +132,16 @@ export interface AppConfig {
   corsOrigins?: CorsOrigins
   /** A second listener serving `/metrics` alone, without a token (METRICS_PORT, on HOST). */
   metricsListener?: { host: string, port: number }
+  /** What every write records of its changes (EVENTS_MAXLEN, EVENTS_RETENTION_MS). */
+  events: EventFeedSettings
+  /** Live change streams: heartbeat interval, how many one instance serves, how long a stream ticket opens them. */
+  streams: StreamSettings
+}
+
+export interface StreamSettings {
+  heartbeatMs: number
+  max: number
+  ticketTtlMs: number
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -140,6 +158,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
     if (clusterNodesOf(environment.REDIS_CLUSTER_NODES) === undefined) {
       throw new Error('env/REDIS_CLUSTER_NODES must list host:port or redis:// URLs, comma-separated')
     }
+  }
+  if (environment.STREAM_HEARTBEAT_MS >= environment.REQUEST_TIMEOUT_MS) {
+    throw new Error('env/STREAM_HEARTBEAT_MS must be less than REQUEST_TIMEOUT_MS: a stream silent that long is closed as stalled')
   }
   if (environment.HEADERS_TIMEOUT_MS > environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/HEADERS_TIMEOUT_MS must be at most REQUEST_TIMEOUT_MS: the headers are part of the request')
@@ -191,6 +212,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       workers: environment.VALIDATION_WORKERS ?? Math.max(1, Math.floor((availableParallelism() - 1) / environment.WORKERS))
     },
     access: accessSettingsFrom(environment),
+    events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS },
+    streams: { heartbeatMs: environment.STREAM_HEARTBEAT_MS, max: environment.MAX_STREAMS, ticketTtlMs: environment.STREAM_TICKET_TTL_MS },
     ...rateLimitOf(environment.RATE_LIMIT),
     ...(environment.CORS_ORIGINS === undefined ? {} : { corsOrigins: parseCorsOrigins(environment.CORS_ORIGINS) }),
     ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, send, uniqueKey, versionKeyOf
 } from '../helpers/app.js'
+import { streamKeyOf } from '../../src/live/feed.js'
 
 const app = await buildTestApp()
 
@@ -162,7 +163,12 @@ describe('a write to a document of a validated collection', () => {
     await jsonPatch(app, url, [{ op: 'remove', path: '/owner' }])
     const redis = await connectRedis()
     const keys = (await redis.sendCommand<string[]>(['KEYS', `${app.keyPrefix}*`])).filter((key) => key.includes(`${collection}:`))
-    expect(keys.sort()).toEqual([`${app.keyPrefix}${collection}:1`, versionKeyOf(app.keyPrefix, `${collection}:1`)].sort())
+    // The document, its version record and its events stream (see Live changes).
+    const stream = streamKeyOf(app.keyPrefix, `${collection}:1`)
+    expect(keys.sort()).toEqual([`${app.keyPrefix}${collection}:1`, versionKeyOf(app.keyPrefix, `${collection}:1`), stream].sort())
+    const entries = await redis.sendCommand<unknown[]>(['XRANGE', stream, '-', '+'])
+    // The two writes that landed: neither their previews nor the rejected writes recorded anything.
+    expect(entries).toHaveLength(2)
   })
 })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { batchPutScript } from '../../src/documents/scripts/batch.js'
 import { operationsScript } from '../../src/documents/scripts/operations.js'
 import { jsonPatchScript } from '../../src/documents/scripts/patch.js'
-import { type WriteGuard, type WriteHead } from '../../src/documents/scripts/prelude.js'
+import { type WriteFeed, type WriteGuard, type WriteHead } from '../../src/documents/scripts/prelude.js'
 import { documentReply, jsonText } from '../../src/documents/scripts/protocol.js'
 import { describeScript, queryScript, readScript } from '../../src/documents/scripts/reads.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../../src/documents/scripts/writes.js'
@@ -12,15 +12,17 @@ import { deleteScript, expiryScript, mergeScript, putScript } from '../../src/do
  * arguments in the order its Lua reads them, and its replies parsed.
  */
 
-const writeKeys = { doc: 'd', ver: 'v', work: 'w', scratch: 's', mirror: 'm', copyKey: 'c' }
+const writeKeys = { doc: 'd', ver: 'v', work: 'w', scratch: 's', mirror: 'm', copyKey: 'c', events: 'e' }
 const head: WriteHead = { ifMatch: '"1","2"', ifNoneMatch: '', wantValue: true, ttl: undefined, tokens: ['a', '0'] }
 const guard: WriteGuard = {
   collection: 'people', schemaGuard: '3:4', base: '', previewing: false, growth: 10, depthAfter: undefined, sizing: 'add', maxBytes: 100, maxWork: 200
 }
 const headStrings = ['"1","2"', '', '1', '', '2', '["a"]', '', '["0"]', '0']
 const guardStrings = ['people', '3:4', '', '0', '10', '', 'add', '100', '200']
+const feed: WriteFeed = { location: '"/a/0"', eventsMaxLen: 1000, eventsRetentionMs: 60000 }
+const feedStrings = ['"/a/0"', '1000', '60000']
 
-describe('a single-document write: its keys, the head, the guard, then its own arguments', () => {
+describe('a single-document write: its keys, the head, the guard, the feed\'s, then its own arguments', () => {
   it.each<[string, { encode: (keys: typeof writeKeys, args: never) => unknown }, object, string[]]>([
     ['put', putScript.protocol, { value: '{"x":1}' }, ['{"x":1}']],
     ['merge of an object', mergeScript.protocol, { patch: '{"x":null}', patchIsObject: true }, ['{"x":null}', '1']],
@@ -29,20 +31,21 @@ describe('a single-document write: its keys, the head, the guard, then its own a
     ['expiry', expiryScript.protocol, {}, []],
     ['a JSON Patch', jsonPatchScript.protocol, {
       operations: [
-        { name: 'add', invalid: '', value: '1', path: ['a', '-'], from: [] },
-        { name: 'move', invalid: 'into its own child', value: '', path: [' s'], from: ['a'] }
+        { name: 'add', invalid: '', value: '1', path: ['a', '-'], from: [], pathPointer: '"/a/-"', fromPointer: '""' },
+        { name: 'move', invalid: 'into its own child', value: '', path: [' s'], from: ['a'], pathPointer: '"/ s"', fromPointer: '"/a"' }
       ]
-    }, ['2', 'add', '', '1', '2', '["a"]', '', '["-"]', '-', '0', 'move', 'into its own child', '', '1', '', '" s"', '1', '["a"]', '']],
+    }, ['2', 'add', '', '1', '2', '["a"]', '', '["-"]', '-', '0', '"/a/-"', '""', 'move', 'into its own child', '', '1', '', '" s"', '1', '["a"]', '',
+      '"/ s"', '"/a"']],
     ['no operations', operationsScript.protocol, { operations: [] }, ['0']],
     ['operations', operationsScript.protocol, {
       operations: [
-        { name: 'incr', path: ['n'], a: '2', b: '', c: '', values: [] },
-        { name: 'push', path: [], a: '', b: '', c: '', values: ['1', '"x"'] }
+        { name: 'incr', path: ['n'], a: '2', b: '', c: '', values: [], pointer: '"/n"' },
+        { name: 'push', path: [], a: '', b: '', c: '', values: ['1', '"x"'], pointer: '""' }
       ]
-    }, ['2', 'incr', '1', '["n"]', '', '2', '', '', '0', 'push', '0', '', '', '', '2', '1', '"x"']]
+    }, ['2', 'incr', '1', '["n"]', '', '2', '', '', '0', '"/n"', 'push', '0', '', '', '', '2', '1', '"x"', '""']]
   ])('%s', (_, declared, own, strings) => {
-    expect(declared.encode(writeKeys, { ...head, ...guard, ...own } as never)).toEqual({
-      keys: ['d', 'v', 'w', 's', 'm', 'c'], args: [...headStrings, ...guardStrings, ...strings]
+    expect(declared.encode(writeKeys, { ...head, ...guard, ...feed, ...own } as never)).toEqual({
+      keys: ['d', 'v', 'w', 's', 'm', 'c', 'e'], args: [...headStrings, ...guardStrings, ...feedStrings, ...strings]
     })
   })
 
@@ -50,29 +53,29 @@ describe('a single-document write: its keys, the head, the guard, then its own a
     ['a ttl', { ttl: 5000 }, ['"1","2"', '', '1', '5000']],
     ['no ttl', { ttl: 0, wantValue: false }, ['"1","2"', '', '0', '0']]
   ])('carries %s as the Lua reads it: nothing, 0 or milliseconds', (_, changed, strings) => {
-    expect(putScript.protocol.encode(writeKeys, { ...head, ...guard, ...changed, value: '1' }).args.slice(0, 4)).toEqual(strings)
+    expect(putScript.protocol.encode(writeKeys, { ...head, ...guard, ...feed, ...changed, value: '1' }).args.slice(0, 4)).toEqual(strings)
   })
 
   it('carries a preview, a base version and a sizing that keeps the document', () => {
     const args = deleteScript.protocol.encode(writeKeys, {
-      ...head, ...guard, base: 'absent', previewing: true, growth: undefined, depthAfter: undefined, sizing: 'keep'
+      ...head, ...guard, ...feed, base: 'absent', previewing: true, growth: undefined, depthAfter: undefined, sizing: 'keep'
     }).args
-    expect(args.slice(headStrings.length)).toEqual(['people', '3:4', 'absent', '1', '', '', 'keep', '100', '200'])
+    expect(args.slice(headStrings.length)).toEqual(['people', '3:4', 'absent', '1', '', '', 'keep', '100', '200', ...feedStrings])
   })
 
   it('refuses a limit that is not a number', () => {
-    expect(() => putScript.protocol.encode(writeKeys, { ...head, ...guard, maxBytes: NaN, value: '1' })).toThrow(RangeError)
+    expect(() => putScript.protocol.encode(writeKeys, { ...head, ...guard, ...feed, maxBytes: NaN, value: '1' })).toThrow(RangeError)
   })
 })
 
 describe('a batch: the slot\'s keys, then each document\'s, and per item its arguments', () => {
-  it.each<[string, Array<{ doc: string, ver: string }>, string[], string[]]>([
-    ['one item', [{ doc: 'd1', ver: 'v1' }], ['m', 's', 'd1', 'v1'], ['1000', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
-    ['two items', [{ doc: 'd1', ver: 'v1' }, { doc: 'd2', ver: 'v2' }], ['m', 's', 'd1', 'v1', 'd2', 'v2'],
-      ['1000', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
+  it.each<[string, Array<{ doc: string, ver: string, events: string }>, string[], string[]]>([
+    ['one item', [{ doc: 'd1', ver: 'v1', events: 'e1' }], ['m', 's', 'd1', 'v1', 'e1'], ['1000', '0', '5', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
+    ['two items', [{ doc: 'd1', ver: 'v1', events: 'e1' }, { doc: 'd2', ver: 'v2', events: 'e2' }], ['m', 's', 'd1', 'v1', 'e1', 'd2', 'v2', 'e2'],
+      ['1000', '0', '5', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
   ])('%s', (_, documents, keys, args) => {
     const item = { ifMatch: '*', ifNoneMatch: '', ttl: undefined, collection: 'c', guard: '-', value: '{}', size: 2, depth: 1 }
-    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', documents }, { maxBytes: 1000, items: documents.map(() => item) }))
+    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', documents }, { maxBytes: 1000, eventsMaxLen: 0, eventsRetentionMs: 5, items: documents.map(() => item) }))
       .toEqual({ keys, args })
   })
 

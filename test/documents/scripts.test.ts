@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest'
 import { batchPutScript } from '../../src/documents/scripts/batch.js'
 import { operationsScript } from '../../src/documents/scripts/operations.js'
 import { jsonPatchScript } from '../../src/documents/scripts/patch.js'
-import type { GuardedScript, WriteGuard, WriteHead } from '../../src/documents/scripts/prelude.js'
+import type { GuardedScript, WriteFeed, WriteGuard, WriteHead } from '../../src/documents/scripts/prelude.js'
 import { describeScript, queryScript, readScript } from '../../src/documents/scripts/reads.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../../src/documents/scripts/writes.js'
+import { feedPointer } from '../../src/documents/store/context.js'
 import { buildTestApp } from '../helpers/app.js'
 
 /*
@@ -19,7 +20,7 @@ const redis = app.redis
 /** Keys of one slot (a hash tag of their own) for a call's document, its version record and the rest. */
 function keysFor () {
   const tag = `${app.keyPrefix}{${randomUUID()}}`
-  return { doc: `${tag}doc`, ver: `${tag}ver`, work: `${tag}work`, scratch: `${tag}scratch`, mirror: `${tag}mirror`, copyKey: `${tag}copy` }
+  return { doc: `${tag}doc`, ver: `${tag}ver`, work: `${tag}work`, scratch: `${tag}scratch`, mirror: `${tag}mirror`, copyKey: `${tag}copy`, events: `${tag}events` }
 }
 
 async function stored (key: string): Promise<unknown> {
@@ -32,12 +33,14 @@ const guard: WriteGuard = {
   collection: '', schemaGuard: '-', base: '', previewing: false, growth: undefined, depthAfter: undefined, sizing: 'add', maxBytes: 1_000_000, maxWork: 1_000_000
 }
 
+const feed: WriteFeed = { location: '""', eventsMaxLen: 100, eventsRetentionMs: 60_000 }
+
 /** Writes before (JSON, or a string key when 'string'), runs the script, answers its reply and the document after. */
 async function written<Op, V> (script: GuardedScript<Op, V>, before: unknown, call: Partial<WriteHead & WriteGuard> & Op) {
   const keys = keysFor()
   if (before === 'string') await redis.send(keys.doc, ['SET', keys.doc, 'x'])
   else if (before !== undefined) await redis.send(keys.doc, ['JSON.SET', keys.doc, '$', JSON.stringify(before)])
-  const reply = await script.run(redis, keys, { ...head, ...guard, ...call })
+  const reply = await script.run(redis, keys, { ...head, ...guard, ...feed, location: feedPointer(call.tokens ?? head.tokens), ...call })
   return { reply, after: before === 'string' ? 'string' : await stored(keys.doc), keys }
 }
 
@@ -75,7 +78,7 @@ describe('the write guard', () => {
     const keys = keysFor()
     await redis.send(keys.doc, ['JSON.SET', keys.doc, '$', '{"a":1}'])
     await prepare(keys)
-    expect(await putScript.run(redis, keys, { ...head, ...guard, ...call, tokens: ['a'], value: '2' })).toEqual(reply)
+    expect(await putScript.run(redis, keys, { ...head, ...guard, ...feed, ...call, tokens: ['a'], location: '"/a"', value: '2' })).toEqual(reply)
     expect(await stored(keys.doc)).toEqual(after)
   })
 })
@@ -120,7 +123,8 @@ describe('expiry', () => {
 })
 
 describe('JSON Patch', () => {
-  const op = (name: string, path: string[], value = '', from: string[] = [], invalid = '') => ({ name, invalid, value, path, from })
+  const op = (name: string, path: string[], value = '', from: string[] = [], invalid = '') =>
+    ({ name, invalid, value, path, from, pathPointer: feedPointer(path), fromPointer: feedPointer(from) })
   it.each<[string, unknown, ReturnType<typeof op>[], object, unknown]>([
     ['adds and removes', { a: [1] }, [op('add', ['a', '-'], '2'), op('remove', ['a', '0'])], { status: 'ok' }, { a: [2] }],
     ['moves a member', { a: 1 }, [op('move', ['b'], '', ['a'])], { status: 'ok' }, { b: 1 }],
@@ -137,7 +141,7 @@ describe('JSON Patch', () => {
 })
 
 describe('operations', () => {
-  const op = (name: string, path: string[], a = '', values: string[] = []) => ({ name, path, a, b: '', c: '', values })
+  const op = (name: string, path: string[], a = '', values: string[] = []) => ({ name, path, a, b: '', c: '', values, pointer: feedPointer(path) })
   it.each<[string, unknown, ReturnType<typeof op>[], object, unknown]>([
     ['increments', { n: 1 }, [op('incr', ['n'], '2')], { status: 'ok', value: ['3'] }, { n: 3 }],
     ['applies several in order', { a: [1] }, [op('push', ['a'], '', ['2', '"x"']), op('pop', ['a'], '0')],
@@ -163,8 +167,10 @@ describe('batch put', () => {
     const { mirror, scratch } = keysFor()
     const tag = mirror.slice(0, -'mirror'.length)
     await redis.send(mirror, ['HSET', mirror, 'c', '2:y'])
-    const documents = items.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}` }))
-    const answer = await batchPutScript.run(redis, { mirror, scratch, documents }, { maxBytes: 60, items: items.map((changed) => ({ ...item, ...changed })) })
+    const documents = items.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}`, events: `${tag}events${index}` }))
+    const answer = await batchPutScript.run(redis, { mirror, scratch, documents }, {
+      maxBytes: 60, eventsMaxLen: 100, eventsRetentionMs: 60_000, items: items.map((changed) => ({ ...item, ...changed }))
+    })
     expect(answer).toMatchObject(reply as object)
   })
 })

@@ -31,14 +31,15 @@ function batchReply (raw: unknown): BatchReply {
 
 /**
  * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
- * one hash slot, given with the slot's schema mirror, a scratch key, and the longest document in bytes.
+ * one hash slot, given with the slot's schema mirror, a scratch key, the longest document in bytes and the
+ * events streams' bounds (see recordEvent); each document with its version record and events stream.
  * An item that fails leaves its document untouched and the others still apply. When any schema guard
  * fails, nothing is written.
  */
 export const batchPutScript = new LuaScript('batch-put', protocol({
   keys: ['mirror', 'scratch'],
-  keyGroups: { name: 'documents', keys: ['doc', 'ver'] },
-  args: { maxBytes: number, items: list(batchItem) },
+  keyGroups: { name: 'documents', keys: ['doc', 'ver', 'events'] },
+  args: { maxBytes: number, eventsMaxLen: number, eventsRetentionMs: number, items: list(batchItem) },
   reply: batchReply
 }), `
 for i, item in ipairs(items) do
@@ -74,6 +75,8 @@ for i, item in ipairs(items) do
     if size then
       local version = bump(item.ver, size, item.depth)
       applyTtl(item.doc, item.ver, item.ttl)
+      changed('replace', '""', item.value)
+      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs)
       results[i] = { k and 'ok' or 'created', version }
     else
       results[i] = { 'toolarge', tostring(tooLarge) }

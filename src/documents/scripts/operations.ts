@@ -2,8 +2,11 @@ import { list, record, text } from '../../redis/script-protocol.js'
 import { guardedWrite } from './prelude.js'
 import { writtenPointer } from './protocol.js'
 
-/** One operation: its name, its pointer (joined to the base), three arguments ('' when unused), JSON values. */
-const operation = record({ name: text, path: writtenPointer, a: text, b: text, c: text, values: list(text) })
+/**
+ * One operation: its name, its pointer (joined to the base), three arguments ('' when unused), JSON values, and
+ * its pointer again, JSON-encoded, for the change feed.
+ */
+const operation = record({ name: text, path: writtenPointer, a: text, b: text, c: text, values: list(text), pointer: text })
 
 /**
  * Operations at locations, without a read-modify-write round trip. One operation applies to the document in
@@ -98,12 +101,19 @@ if count > 1 then
 end
 local results = {}
 for i = 1, count do
-  local result, reason, detail = apply(target, operations[i])
+  local op = operations[i]
+  local result, reason, detail = apply(target, op)
   if not result then
     if target == work then redis.call('DEL', work) end
     return { 'failed', i - 1, reason, detail }
   end
   results[i] = result
+  if op.name ~= 'indexOf' then
+    local now = (op.name == 'incr' or op.name == 'mult' or op.name == 'toggle' or op.name == 'clear') and result
+      or valueAt(target, locate(target, op.path).path)
+    spend(#now)
+    changed('replace', op.pointer, now)
+  end
 end
 if target == work then replaceWith(doc, work) end
 return done('ok', nil, results)

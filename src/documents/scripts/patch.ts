@@ -80,9 +80,12 @@ end
 
 /**
  * One operation of a JSON Patch: its name, a reason it cannot apply ('' when none), its value ('' when none),
- * its path and its from pointers (both already joined to the base).
+ * its path and its from pointers (both already joined to the base), and both again, JSON-encoded, for the
+ * change feed.
  */
-const patchOperation = record({ name: text, invalid: text, value: text, path: writtenPointer, from: writtenPointer })
+const patchOperation = record({
+  name: text, invalid: text, value: text, path: writtenPointer, from: writtenPointer, pathPointer: text, fromPointer: text
+})
 
 /**
  * JSON Patch (RFC 6902), all operations or none, on the working copy (the scratch key holds test values).
@@ -97,19 +100,27 @@ if not present(doc, base) then return { 'notfound' } end
 local count = #operations
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 
-local function add(path, value)
-  if #path == 0 then redis.call('JSON.SET', work, '$', value); return nil end
+-- An element added to or removed from an array moves those after it: the feed replaces the array whole.
+local function arrayChanged(loc, pointer)
+  local array = valueAt(work, loc.parent)
+  spend(#array)
+  changed('replace', parentPointer(pointer), array)
+end
+
+local function add(path, value, pointer)
+  if #path == 0 then redis.call('JSON.SET', work, '$', value); changed('replace', pointer, value); return nil end
   local loc = locate(work, path)
-  if loc.parentType == 'object' then setAt(work, loc, value); return nil end
+  if loc.parentType == 'object' then setAt(work, loc, value); changed('add', pointer, value); return nil end
   if loc.named then return 'the parent of the path does not exist or is not an object' end
   if loc.parentType ~= 'array' then return 'the parent of the path does not exist or is not a container' end
-  if loc.last.index == '-' then redis.call('JSON.ARRAPPEND', work, loc.parent, value); return nil end
+  if loc.last.index == '-' then redis.call('JSON.ARRAPPEND', work, loc.parent, value); arrayChanged(loc, pointer); return nil end
   local length = redis.call('JSON.ARRLEN', work, loc.parent)[1]
   if not isIndex(loc.last.index) or tonumber(loc.last.index) > length then
     return 'the array index is out of range'
   end
   chargeMoves(length - tonumber(loc.last.index))
   redis.call('JSON.ARRINSERT', work, loc.parent, loc.last.index, value)
+  arrayChanged(loc, pointer)
   return nil
 end
 
@@ -130,22 +141,24 @@ local function existing(path)
   return loc
 end
 
-local function remove(path)
+local function remove(path, pointer)
   if #path == 0 then return 'the patch target itself cannot be removed' end
   local loc = existing(path)
   if not loc then return 'no value at the path' end
   deleteAt(work, loc)
+  if loc.last and isIndex(loc.last.index) and loc.parentType == 'array' then arrayChanged(loc, pointer) else changed('remove', pointer) end
   return nil
 end
 
 local function apply(op)
   if op.invalid ~= '' then return op.invalid end
-  if op.name == 'add' then return add(op.path, op.value) end
-  if op.name == 'remove' then return remove(op.path) end
+  if op.name == 'add' then return add(op.path, op.value, op.pathPointer) end
+  if op.name == 'remove' then return remove(op.path, op.pathPointer) end
   if op.name == 'replace' then
     local loc = existing(op.path)
     if not loc then return 'no value at the path' end
     setAt(work, loc, op.value)
+    changed('replace', op.pathPointer, op.value)
     return nil
   end
   if op.name == 'test' then
@@ -169,8 +182,13 @@ local function apply(op)
   if op.name == 'move' then
     if #op.from == 0 then return 'the patch target itself cannot be moved' end
     deleteAt(work, from)
+    if from.last and isIndex(from.last.index) and from.parentType == 'array' then
+      arrayChanged(from, op.fromPointer)
+    else
+      changed('remove', op.fromPointer)
+    end
   end
-  local reason = add(op.path, value)
+  local reason = add(op.path, value, op.pathPointer)
   if reason then return reason end
   -- What moved or was copied nests as deep below its new place as it did below its old one.
   if depthBefore and depthAfter then

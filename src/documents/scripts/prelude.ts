@@ -312,6 +312,31 @@ local function schemaHolds(mirror, collection, guard)
   return true
 end
 
+-- The change feed (see src/live). A write names its changes as it makes them: RFC 6902 operations at JSON
+-- pointers of the whole document (given JSON-encoded by the caller), none of which moves array elements (an
+-- array that gains or loses elements is replaced whole).
+local changes = {}
+local function changed(op, pointer, value)
+  local change = '{"op":"' .. op .. '","path":' .. pointer
+  if value then change = change .. ',"value":' .. value end
+  changes[#changes + 1] = change .. '}'
+end
+-- The pointer of a JSON-encoded pointer's parent.
+local function parentPointer(pointer) return string.match(pointer, '^(.*)/[^/]*"$') .. '"' end
+
+-- Appends the call's changes to the document's events stream as one entry, in the step that wrote them:
+-- the version they made and the id of the entry before (a reader meeting another knows it missed some).
+-- maxLen: the entries the stream keeps, about (0: no feed); retentionMs: how long it keeps them.
+local function recordEvent(events, version, maxLen, retentionMs)
+  if #changes == 0 or maxLen == 0 then return end
+  local last = redis.call('XREVRANGE', events, '+', '-', 'COUNT', 1)[1]
+  redis.call('XADD', events, 'MAXLEN', '~', string.format('%d', maxLen), '*', 'prev', last and last[1] or '0-0', 'v', version,
+    'c', '[' .. table.concat(changes, ',') .. ']')
+  redis.call('XTRIM', events, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
+  redis.call('PEXPIRE', events, retentionMs)
+  changes = {}
+end
+
 -- Makes the copy the document, keeping the document's time to live.
 local function replaceWith(docKey, copyKey)
   local ttl = redis.call('PTTL', docKey)
@@ -324,10 +349,10 @@ end
  * The prelude as the function library holds it: defined once, its state (the arguments read, the work
  * budget, the version records seen) made new at the start of every call.
  */
-export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records = 0, math.huge, {}' }
+export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes = 0, math.huge, {}, {}' }
 
-/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two. */
-const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey'] as const
+/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its events stream. */
+const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'events'] as const
 
 /** What every single-document write takes first: preconditions, whether to answer the value, ttl, the location. */
 const writeHead = {
@@ -343,8 +368,8 @@ const writeHead = {
 type SizingMode = 'add' | 'replace' | 'keep'
 
 /*
- * Every document write runs behind this guard. Its keys: the schema mirror of the document's slot and a copy
- * key. Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
+ * Every document write runs behind this guard. Its keys: the schema mirror of the document's slot, a copy
+ * key and the document's events stream (see recordEvent). Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
  * base version ('' when any will do, 'absent' for no document), whether to preview, then the write's sizing:
  * the bytes it may add to the document's text (none when unknown), the depth it may give it (none when
  * unknown), how it changes them ('add', 'replace' for a whole new document, 'keep' for writes that cannot
@@ -367,12 +392,23 @@ const guardArgs = {
   maxWork: number
 }
 
+/**
+ * What every single-document write takes for the change feed: the location as a JSON-encoded pointer, and the
+ * events stream's bounds (EVENTS_MAXLEN, 0 for no feed, and EVENTS_RETENTION_MS).
+ */
+const feedArgs = {
+  location: text,
+  eventsMaxLen: number,
+  eventsRetentionMs: number
+}
+
 export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
+export type WriteFeed = ArgsOf<typeof feedArgs>
 export type WriteHead = ArgsOf<typeof writeHead>
 export type WriteGuard = ArgsOf<typeof guardArgs>
 
 /** A single-document write script: its own arguments Op after the head and the guard's, its value V. */
-export type GuardedScript<Op, V> = LuaScript<WriteKeys, WriteHead & WriteGuard & Op, DocumentReply<V>>
+export type GuardedScript<Op, V> = LuaScript<WriteKeys, WriteHead & WriteGuard & WriteFeed & Op, DocumentReply<V>>
 
 const writeGuard = `
 -- The call's own: a preview replaces them below.
@@ -420,6 +456,7 @@ local function done(status, loc, value)
   if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
   local version = bump(ver, size, depth)
   local expires = applyTtl(doc, ver, ttl)
+  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs) end
   return { status, version, value, expires or false }
 end
 `
@@ -449,7 +486,7 @@ return reply
  */
 export function guardedWrite<A extends ArgSpec, V> (name: string, args: A, value: (raw: unknown) => V,
   body: string, helpers = ''): GuardedScript<ArgsOf<A>, V> {
-  const declared = protocol({ keys: WRITE_KEYS, args: { ...writeHead, ...guardArgs, ...args }, reply: documentReply(value) })
+  const declared = protocol({ keys: WRITE_KEYS, args: { ...writeHead, ...guardArgs, ...feedArgs, ...args }, reply: documentReply(value) })
   return new LuaScript(name, declared, helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply,
     { shared: documentLua }) as unknown as GuardedScript<ArgsOf<A>, V>
 }

@@ -14,18 +14,21 @@ if k == 'wrongtype' then return { k } end
 if #tokens == 0 then
   if not preconditionHolds(ver, k ~= nil, ifMatch, ifNoneMatch) then return { 'precondition' } end
   redis.call('JSON.SET', doc, '$', value)
+  changed('replace', location, value)
   return done(k and 'ok' or 'created', locate(doc, tokens))
 end
 if not k then return { 'notfound' } end
 local loc = locate(doc, tokens)
 -- Without preconditions, replacing a value that is there takes one command (XX sets only what exists).
 if ifMatch == '' and ifNoneMatch == '' and loc.path and redis.call('JSON.SET', doc, loc.path, value, 'XX') then
+  changed('replace', location, value)
   return done('ok', loc)
 end
 local existed = present(doc, loc)
 if not existed and loc.parentType ~= 'object' then return { 'notfound' } end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 setAt(doc, loc, value)
+changed(existed and 'replace' or 'add', location, value)
 return done(existed and 'ok' or 'created', loc)
 `)
 
@@ -47,6 +50,9 @@ if existed or patchIsObject then
 else
   redis.call('JSON.SET', doc, loc.path, patch)
 end
+local merged = getAt(doc, loc)
+spend(#merged)
+changed(existed and 'replace' or 'add', location, merged)
 return done(existed and 'ok' or 'created', loc)
 `)
 
@@ -58,12 +64,19 @@ if #tokens == 0 then
   if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
   redis.call('DEL', doc, ver)
   records[ver] = false
+  changed('remove', location)
+  recordEvent(events, '', eventsMaxLen, eventsRetentionMs)
   return { 'ok', false, false, false }
 end
 local loc = locate(doc, tokens)
 if not present(doc, loc) then return { 'notfound' } end
 if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
 deleteAt(doc, loc)
+if isIndex(loc.last.index) and loc.parentType == 'array' then
+  changed('replace', parentPointer(location), valueAt(doc, loc.parent))
+else
+  changed('remove', location)
+end
 return done('ok', nil)
 `)
 

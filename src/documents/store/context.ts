@@ -20,6 +20,15 @@ export interface DocumentStoreOptions {
   /** Longest wait for Redis before a call fails with RedisUnavailableError. */
   timeoutMs: number
   limits: CostLimits
+  /** Every write's change feed (EVENTS_MAXLEN, EVENTS_RETENTION_MS): a maxLen of 0 records nothing. */
+  events: EventFeedSettings
+}
+
+export interface EventFeedSettings {
+  /** Entries each document's events stream keeps at least, about. */
+  maxLen: number
+  /** How long an entry is kept, at least while fewer than maxLen followed it; the stream goes once idle that long. */
+  retentionMs: number
 }
 
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */
@@ -43,6 +52,8 @@ export interface VersionRecord {
 
 /** Suffix of the key holding a document's version record: control characters never occur in client keys. */
 export const VERSION_SUFFIX = '\u001fversion'
+/** Suffix of the key of a document's events stream, in its slot: see src/live. */
+export const EVENTS_SUFFIX = '\u001fevents'
 
 /**
  * Keys for data of the document at `key` (its version record, scratch copies), `<prefix>{tag}<key><suffix>`,
@@ -67,6 +78,11 @@ export function schemaMirror (context: StoreContext, slotMirror: string): string
 /** The Redis keys holding a document: the JSON document and its version record. */
 export function documentKeysOf (context: StoreContext, key: string): [doc: string, ver: string] {
   return [context.keyPrefix + key, derivedKeysOf(context, key, [VERSION_SUFFIX])[0]!]
+}
+
+/** A pointer as the change feed records it: JSON-encoded. */
+export function feedPointer (tokens: readonly string[]): string {
+  return JSON.stringify(formatPointer(tokens))
 }
 
 /** A Redis call bounded by the deadline, its errors turned into domain errors. */

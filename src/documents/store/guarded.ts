@@ -5,10 +5,10 @@ import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { SchemaSource } from '../../collections/validation-protocol.js'
 import type { Violation } from '../../collections/validator.js'
 import type { DocumentAddress } from '../pointer.js'
-import type { GuardedScript, WriteGuard, WriteHead, WriteKeys } from '../scripts/prelude.js'
+import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/prelude.js'
 import type { DocumentReply } from '../scripts/protocol.js'
 import {
-  call, derivedKeysOf, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
+  call, derivedKeysOf, EVENTS_SUFFIX, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
 } from './context.js'
 
 /**
@@ -32,13 +32,20 @@ export type Sizing =
 /** Attempts before a write that keeps meeting concurrent changes gives up with 409. */
 const MAX_ATTEMPTS = 32
 
-/** Suffixes of a write's keys beside its document: its version record, two scratch keys and the guard's copy. */
-const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fcopy']
+/** Suffixes of a write's keys beside its document: its version record, two scratch keys, the guard's copy, its events stream. */
+const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fcopy', EVENTS_SUFFIX]
 
 /** The keys of a write of the document at key. */
 function writeKeysOf (context: StoreContext, key: string): WriteKeys {
-  const [ver, work, scratch, copyKey, mirror] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX])
-  return { doc: context.keyPrefix + key, ver: ver!, work: work!, scratch: scratch!, mirror: schemaMirror(context, mirror!), copyKey: copyKey! }
+  const [ver, work, scratch, copyKey, events, mirror] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX])
+  return {
+    doc: context.keyPrefix + key, ver: ver!, work: work!, scratch: scratch!, mirror: schemaMirror(context, mirror!), copyKey: copyKey!, events: events!
+  }
+}
+
+/** What a write at tokens tells the change feed: where it is, and the events stream's bounds. */
+function feedOf ({ events }: StoreContext, tokens: readonly string[]): WriteFeed {
+  return { location: feedPointer(tokens), eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs }
 }
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */
@@ -96,9 +103,10 @@ interface GuardedWrite<Op, V> {
 async function writeOnce<Op, V> ({ context, script, address, head, extra, validation, sizing, budget }: GuardedWrite<Op, V>,
   rules: WriteRules): Promise<DocumentReply<V>> {
   const keys = writeKeysOf(context, address.key)
+  const feed = feedOf(context, address.tokens)
   const exec = (base: string, previewing: boolean) => {
     const reply = script.run(previewing ? context.redis : context.writer, keys, {
-      ...head, tokens: address.tokens, ...sizing, ...extra, collection: rules.collection ?? '', schemaGuard: rules.guard, base, previewing
+      ...head, tokens: address.tokens, ...sizing, ...feed, ...extra, collection: rules.collection ?? '', schemaGuard: rules.guard, base, previewing
     })
     return previewing ? call(context, address.key, reply) : write(context, address.key, [keys.doc, keys.ver], reply)
   }

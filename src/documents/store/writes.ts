@@ -14,7 +14,7 @@ import type { DocumentReply } from '../scripts/protocol.js'
 import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import { groupsBySlot } from '../../redis/slots.js'
 import {
-  derivedKeysOf, documentKeysOf, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
+  derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, feedPointer, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
@@ -185,7 +185,8 @@ export function documentWrites (context: StoreContext) {
     async jsonPatch (address: DocumentAddress, operations: readonly PreparedPatchOperation[], options: WriteOptions) {
       const extra = {
         operations: operations.map((operation) => ({
-          name: operation.op, invalid: operation.invalid ?? '', value: operation.value ?? '', path: operation.path, from: operation.from ?? []
+          name: operation.op, invalid: operation.invalid ?? '', value: operation.value ?? '', path: operation.path, from: operation.from ?? [],
+          pathPointer: feedPointer(operation.path), fromPointer: feedPointer(operation.from ?? [])
         }))
       }
       const reply = await run(jsonPatchScript, address, options, extra, patchSizing(operations))
@@ -202,7 +203,7 @@ export function documentWrites (context: StoreContext) {
     /** Applies operations in order, atomically; answers each one's result as JSON text. */
     async operate (address: DocumentAddress, operations: readonly PreparedOperation[], options: WriteOptions) {
       const extra = {
-        operations: operations.map(({ name, path, args: [a, b, c], values }) => ({ name, path, a, b, c, values }))
+        operations: operations.map(({ name, path, args: [a, b, c], values }) => ({ name, path, a, b, c, values, pointer: feedPointer(path) }))
       }
       const reply = await run(operationsScript, address, withoutValue(options, options.ttlMs), extra, operationSizing(operations))
       if (reply.status === 'failed') throw operationFailure(reply, operations, address)
@@ -271,13 +272,17 @@ interface ValidItem {
 async function putGroup (context: StoreContext, group: readonly ValidItem[]): Promise<BatchReply> {
   const documentKeys = group.map(({ item }) => documentKeysOf(context, item.key))
   const [mirror, scratch] = derivedKeysOf(context, group[0]!.item.key, [], [MIRROR_SUFFIX, BATCH_SCRATCH_SUFFIX])
-  const keys = { mirror: schemaMirror(context, mirror!), scratch: scratch!, documents: documentKeys.map(([doc, ver]) => ({ doc, ver })) }
+  const keys = { mirror: schemaMirror(context, mirror!), scratch: scratch!, documents: documentKeys.map(([doc, ver], index) => ({
+    doc, ver, events: derivedKeysOf(context, group[index]!.item.key, [EVENTS_SUFFIX])[0]!
+  })) }
   const items = group.map(({ item, rules }) => ({
     ifMatch: item.ifMatch, ifNoneMatch: item.ifNoneMatch, ttl: item.ttlMs, collection: rules.collection ?? '', guard: rules.guard,
     value: item.json, size: storedSizeBound(item.json), depth: item.depth
   }))
   return await write(context, group[0]!.item.key, documentKeys.flat(),
-    batchPutScript.run(context.writer, keys, { maxBytes: context.limits.documentBytes, items }))
+    batchPutScript.run(context.writer, keys, {
+      maxBytes: context.limits.documentBytes, eventsMaxLen: context.events.maxLen, eventsRetentionMs: context.events.retentionMs, items
+    }))
 }
 
 /** Each item's violations of its collection's schema, all checked in one job of a validation worker. */

@@ -1,0 +1,68 @@
+import { redisCall } from '../redis/deadline.js'
+import type { CommandSender } from '../redis/redis.js'
+import { derivedKeysOf, EVENTS_SUFFIX } from '../documents/store/context.js'
+import type { Change } from './changes.js'
+
+/** One entry of a document's events stream: one write's changes, the version it made ('' when it removed the document). */
+export interface FeedEntry {
+  id: string
+  /** The id of the entry before it in the stream, '0-0' for the first: a reader that last saw another missed some. */
+  prev: string
+  version: string
+  changes: Change[]
+}
+
+/** Entries one read of a stream takes at most. */
+export const FEED_PAGE = 100
+
+/** The id before every entry: a stream that had none when a subscriber started. */
+export const FEED_START = '0-0'
+
+const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/
+
+/** Whether text is a stream entry id. */
+export function isEntryId (text: string): boolean {
+  return STREAM_ID.test(text)
+}
+
+/** Compares two stream entry ids: negative, zero or positive. */
+export function compareIds (a: string, b: string): number {
+  const [, aMs, aSeq] = STREAM_ID.exec(a)!
+  const [, bMs, bSeq] = STREAM_ID.exec(b)!
+  const ms = BigInt(aMs!) - BigInt(bMs!)
+  if (ms !== 0n) return ms < 0n ? -1 : 1
+  const seq = BigInt(aSeq!) - BigInt(bSeq!)
+  return seq === 0n ? 0 : seq < 0n ? -1 : 1
+}
+
+/** The milliseconds part of an id: when the entry was written, by the clock of its Redis. */
+export function idTime (id: string): number {
+  return Number(STREAM_ID.exec(id)![1])
+}
+
+/** The key of the events stream of the document at key: in the document's slot, where its writes record it. */
+export function streamKeyOf (keyPrefix: string, key: string): string {
+  return derivedKeysOf({ keyPrefix }, key, [EVENTS_SUFFIX])[0]!
+}
+
+/** Entries as XRANGE and XREAD answer them: [id, [field, value, ...]]. */
+export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry[] {
+  return raw.map(([id, fields]) => {
+    const entry: FeedEntry = { id, prev: FEED_START, version: '', changes: [] }
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const value = fields[index + 1]!
+      switch (fields[index]) {
+        case 'prev': entry.prev = value; break
+        case 'v': entry.version = value; break
+        case 'c': entry.changes = JSON.parse(value) as Change[]; break
+      }
+    }
+    return entry
+  })
+}
+
+/** Up to FEED_PAGE entries of a stream after the entry `after`, bounded by the deadline. */
+export async function entriesAfter (redis: CommandSender, stream: string, after: string, timeoutMs: number): Promise<FeedEntry[]> {
+  const raw = await redisCall(redis.send<Array<[string, string[]]>>(stream, ['XRANGE', stream, `(${after}`, '+', 'COUNT', String(FEED_PAGE)]), timeoutMs)
+  return parseEntries(raw)
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest'
+import { applyChanges, type Change } from '../../src/live/changes.js'
+import { derivedKeysOf, EVENTS_SUFFIX } from '../../src/documents/store/context.js'
+import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
+
+const app = await buildTestApp()
+const redis = await connectRedis()
+
+interface Entry { id: string, prev: string, version: string, changes: Change[] }
+
+async function entriesOf (keyPrefix: string, key: string): Promise<Entry[]> {
+  const stream = derivedKeysOf({ keyPrefix }, key, [EVENTS_SUFFIX])[0]!
+  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', stream, '-', '+'])
+  return reply.map(([id, fields]) => {
+    const field = (name: string) => fields[fields.indexOf(name) + 1]!
+    return { id, prev: field('prev'), version: field('v'), changes: JSON.parse(field('c')) as Change[] }
+  })
+}
+
+/** The document the feed describes, replayed from nothing. */
+function replay (entries: readonly Entry[]): unknown {
+  let document: unknown
+  for (const entry of entries) document = applyChanges(document, entry.changes)
+  return document
+}
+
+async function expectReplayed (key: string): Promise<Entry[]> {
+  const entries = await entriesOf(app.keyPrefix, key)
+  const response = await get(app, `/docs/${key}`)
+  if (response.statusCode === 404) expect(replay(entries)).toBeUndefined()
+  else {
+    expect(replay(entries)).toEqual(response.json())
+    expect(`"${entries.at(-1)!.version}"`).toBe(response.headers.etag)
+  }
+  return entries
+}
+
+describe('every write records its changes in the same step', () => {
+  it('a replay of the feed is the document, whatever wrote it', async () => {
+    const key = uniqueKey()
+    const steps = [
+      () => put(app, `/docs/${key}`, { a: { b: 1 }, list: [1, 2, 3], s: 'x', n: 1, t: true }),
+      () => put(app, `/docs/${key}/a/b`, 2),
+      () => put(app, `/docs/${key}/a/c`, { deep: [1] }),
+      () => put(app, `/docs/${key}/list/1`, 'two'),
+      () => patch(app, `/docs/${key}/a`, { b: null, d: 4 }),
+      () => remove(app, `/docs/${key}/list/0`),
+      () => remove(app, `/docs/${key}/a/d`),
+      () => jsonPatch(app, `/docs/${key}`, [
+        { op: 'add', path: '/list/0', value: 'first' },
+        { op: 'add', path: '/list/-', value: 'last' },
+        { op: 'move', from: '/list/1', path: '/moved' },
+        { op: 'copy', from: '/a', path: '/copied' },
+        { op: 'replace', path: '/s', value: 'y' },
+        { op: 'test', path: '/s', value: 'y' },
+        { op: 'remove', path: '/t' }
+      ]),
+      () => jsonPatch(app, `/docs/${key}/copied`, [{ op: 'add', path: '/x~1y', value: { '~': 1 } }]),
+      () => operate(app, `/docs/${key}`, [
+        { op: 'incr', path: '/n', by: 5 },
+        { op: 'append', path: '/s', value: 'z' },
+        { op: 'push', path: '/list', values: [7, 8] },
+        { op: 'pop', path: '/list', index: 0 },
+        { op: 'indexOf', path: '/list', value: 7 },
+        { op: 'insert', path: '/list', index: 1, values: ['i'] },
+        { op: 'trim', path: '/list', start: 0, stop: 2 },
+        { op: 'clear', path: '/copied' }
+      ]),
+      () => operate(app, `/docs/${key}/n`, { op: 'mult', by: 2 }),
+      () => send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key, value: { replaced: [true] } }, { key: uniqueKey(), value: 1 }] }))
+    ]
+    let count = 0
+    for (const step of steps) {
+      const response = await step()
+      expect(response.statusCode, response.body).toBeLessThan(300)
+      const entries = await expectReplayed(key)
+      expect(entries).toHaveLength(++count)
+    }
+    const entries = await entriesOf(app.keyPrefix, key)
+    expect(entries[0]!.prev).toBe('0-0')
+    entries.slice(1).forEach((entry, index) => expect(entry.prev).toBe(entries[index]!.id))
+  })
+
+  it('a whole document removed is one remove of the root, without a version', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1 })
+    expect((await remove(app, `/docs/${key}`)).statusCode).toBe(204)
+    const entries = await expectReplayed(key)
+    expect(entries.at(-1)).toMatchObject({ version: '', changes: [{ op: 'remove', path: '' }] })
+  })
+
+  it('a write that fails or changes nothing records nothing', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1, list: [] })
+    expect((await put(app, `/docs/${key}`, { a: 2 }, { 'if-match': '"1"' })).statusCode).toBe(412)
+    expect((await jsonPatch(app, `/docs/${key}`, [{ op: 'add', path: '/b', value: 1 }, { op: 'test', path: '/a', value: 9 }])).statusCode).toBe(409)
+    expect((await operate(app, `/docs/${key}`, [{ op: 'push', path: '/list', values: [1] }, { op: 'incr', path: '/a', by: 'x' }])).statusCode).toBeGreaterThanOrEqual(400)
+    expect((await remove(app, `/docs/${key}/missing`)).statusCode).toBe(404)
+    expect(await expectReplayed(key)).toHaveLength(1)
+  })
+
+  it('keeps the stream bounded by EVENTS_MAXLEN, and records nothing at 0', async () => {
+    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000 } })
+    const key = uniqueKey()
+    for (let index = 0; index < 250; index++) await put(bounded, `/docs/${key}`, { index })
+    const entries = await entriesOf(bounded.keyPrefix, key)
+    expect(entries.length).toBeGreaterThanOrEqual(10)
+    expect(entries.length).toBeLessThan(250)
+    const stream = derivedKeysOf({ keyPrefix: bounded.keyPrefix }, key, [EVENTS_SUFFIX])[0]!
+    const ttl = await redis.sendCommand<number>(['PTTL', stream])
+    expect(ttl).toBeGreaterThan(0)
+    expect(ttl).toBeLessThanOrEqual(60_000)
+
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000 } })
+    await put(off, `/docs/${key}`, { a: 1 })
+    expect(await entriesOf(off.keyPrefix, key)).toEqual([])
+  })
+})
