@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify'
 import accessPlugin from './access/plugin.js'
 import { RateLimiter } from './access/rate-limit.js'
 import { tokenAnswerSchemas, tokenBodySchemas } from './access/route-schemas.js'
@@ -17,6 +17,9 @@ import { ttlAnswerSchemas } from './documents/routes/ttl-route-schemas.js'
 import answerCachePlugin from './documents/answer-cache.js'
 import { sharedSchemas } from './documents/body-schemas.js'
 import documentStorePlugin from './documents/store-plugin.js'
+import livePlugin from './live/plugin.js'
+import { ServiceLogController } from './http/log-controller.js'
+import ticketRoutes from './live/ticket-routes.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
@@ -83,7 +86,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     ...(logger ? { loggerInstance: logger } : { logger: { level: config.logLevel, redact: logRedaction } }),
     // A key may take 1024 bytes, 3072 characters once percent-encoded; Node bounds the whole URL anyway.
     routerOptions: { maxParamLength: 16 * 1024 },
-    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    logController: new ServiceLogController({ disableRequestLogging: !config.logRequests }),
     // The client's X-Request-Id when well formed, else a UUID: pino binds it to the request's log lines as reqId.
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
@@ -127,7 +130,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     if (config.corsOrigins !== undefined) await app.register(corsPlugin, { origins: config.corsOrigins })
     await app.register(accessPlugin, {
       settings: config.access, keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator,
-      timeoutMs: config.redisTimeoutMs,
+      timeoutMs: config.redisTimeoutMs, ticketTtlMs: config.streams.ticketTtlMs,
       ...(config.rateLimit === undefined
         ? {}
         : { rateLimiters: new Map([...config.rateLimit].map(([name, limit]) =>
@@ -137,6 +140,10 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
       await app.register(metricsPlugin, { listener: config.metricsListener, http: config.http, retryAfterSeconds: config.retryAfterSeconds })
     }
     for (const plugin of crossCutting) await app.register(unencapsulated(plugin))
+    // Live streams hang on the credentials the access tier verified: a service of its own, after it.
+    await app.register(livePlugin, {
+      connection: config.redis, timeoutMs: config.redisTimeoutMs, keyPrefix: config.keyPrefix, events: config.events, streams: config.streams
+    })
 
     // The routes, under BASE_PATH, and a 405 for every method each route lacks.
     await app.register(serviceRoutes(config), { prefix: config.basePath })
@@ -164,6 +171,7 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     await app.register(schemaRoutes)
     await app.register(indexRoutes)
     await app.register(tokenRoutes)
+    await app.register(ticketRoutes)
     if (app.metrics && hasAdmin(config)) await app.register(metricsRoutes)
     await app.register(openapiRoutes)
   }

@@ -36,7 +36,9 @@ export const problemTypes = {
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   DOCS_ERR_REPLICATION_TIMEOUT: { status: 503, title: 'Write not confirmed by the replicas' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
-  DOCS_ERR_NOT_READY: { status: 503, title: 'Service not ready' }
+  DOCS_ERR_NOT_READY: { status: 503, title: 'Service not ready' },
+  DOCS_ERR_STREAMS_FULL: { status: 503, title: 'Too many live streams' },
+  DOCS_ERR_STREAMS_OFF: { status: 406, title: 'Live streams are off' }
 } as const
 
 export type ProblemCode = keyof typeof problemTypes
@@ -78,6 +80,8 @@ export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
   'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
+export const StreamsFullError = define('DOCS_ERR_STREAMS_FULL', '%s')
+export const StreamsOffError = define('DOCS_ERR_STREAMS_OFF', 'This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
 export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
 

@@ -389,6 +389,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/streams/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived ticket that opens live streams of one document, for an EventSource
+         * @description An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens `GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone, for `STREAM_TICKET_TTL_MS` (reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when their token is revoked or they expire. The service never logs it.
+         */
+        post: operations["createStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -1040,24 +1060,26 @@ export interface components {
          *     | `DOCS_ERR_REPLICATION_TIMEOUT` | 503 | Write not confirmed by the replicas | `/problems/replication-timeout` |
          *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
          *     | `DOCS_ERR_NOT_READY` | 503 | Service not ready | `/problems/not-ready` |
+         *     | `DOCS_ERR_STREAMS_FULL` | 503 | Too many live streams | `/problems/streams-full` |
+         *     | `DOCS_ERR_STREAMS_OFF` | 406 | Live streams are off | `/problems/streams-off` |
          */
         Problem: {
             /**
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 429 | 500 | 503;
+            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 431 | 429 | 500 | 503 | 406;
             /** @description What happened, for people */
             detail: string;
             /**
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1136,7 +1158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1186,7 +1208,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1245,7 +1267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1295,7 +1317,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1354,7 +1376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1404,7 +1426,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1420,6 +1442,10 @@ export interface operations {
             query?: {
                 /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;
             };
@@ -1435,7 +1461,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The value */
+            /** @description The value; with `Accept: text/event-stream`, a live stream of its changes */
             200: {
                 headers: {
                     /** @description Strong entity-tag of the document version; changes on every write to the document */
@@ -1446,6 +1472,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                    "text/event-stream": string;
                 };
             };
             /** @description Not modified: If-None-Match matches the current version */
@@ -1492,6 +1519,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Live streams are off */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1550,7 +1586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1749,7 +1785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1917,7 +1953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2059,7 +2095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2120,7 +2156,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2138,6 +2174,10 @@ export interface operations {
             query?: {
                 /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
                 /** @description RFC 6901 JSON Pointer to a location inside the document ("" or absent: the document; "/" the member ""). Not with a pointer in the path */
                 pointer?: string;
             };
@@ -2153,7 +2193,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The value */
+            /** @description The value; with `Accept: text/event-stream`, a live stream of its changes */
             200: {
                 headers: {
                     /** @description Strong entity-tag of the document version; changes on every write to the document */
@@ -2207,6 +2247,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Live streams are off */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Request not received in time */
             408: {
                 headers: {
@@ -2248,7 +2295,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2449,7 +2496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2464,7 +2511,12 @@ export interface operations {
     };
     getDocumentAtPath: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
+            };
             header?: {
                 /** @description On reads: 304 when the version matches. On PUT: `*` creates only (412 when the document exists) */
                 "If-None-Match"?: string;
@@ -2479,7 +2531,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The value */
+            /** @description The value; with `Accept: text/event-stream`, a live stream of its changes */
             200: {
                 headers: {
                     /** @description Strong entity-tag of the document version; changes on every write to the document */
@@ -2490,6 +2542,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": unknown;
+                    "text/event-stream": string;
                 };
             };
             /** @description Not modified: If-None-Match matches the current version */
@@ -2536,6 +2589,15 @@ export interface operations {
             };
             /** @description Nothing at this location; No such route */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Live streams are off */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2594,7 +2656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2793,7 +2855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -2961,7 +3023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3102,7 +3164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3165,7 +3227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3180,7 +3242,12 @@ export interface operations {
     };
     headDocumentAtPath: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
+            };
             header?: {
                 /** @description On reads: 304 when the version matches. On PUT: `*` creates only (412 when the document exists) */
                 "If-None-Match"?: string;
@@ -3195,7 +3262,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The value */
+            /** @description The value; with `Accept: text/event-stream`, a live stream of its changes */
             200: {
                 headers: {
                     /** @description Strong entity-tag of the document version; changes on every write to the document */
@@ -3249,6 +3316,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Live streams are off */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Request not received in time */
             408: {
                 headers: {
@@ -3290,7 +3364,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3491,7 +3565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3593,7 +3667,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3681,7 +3755,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3805,7 +3879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -3931,7 +4005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4060,7 +4134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4214,7 +4288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4342,7 +4416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4451,7 +4525,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4581,7 +4655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4693,7 +4767,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4822,7 +4896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -4933,7 +5007,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5026,7 +5100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5107,7 +5181,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5226,7 +5300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5385,7 +5459,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5502,7 +5576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5607,7 +5681,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5712,7 +5786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5843,7 +5917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -5948,7 +6022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6039,7 +6113,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6189,7 +6263,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6284,7 +6358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6401,7 +6475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6482,7 +6556,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6584,7 +6658,135 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The document whose live streams the ticket opens */
+                    key: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The ticket */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Pass as `?ticket=` on the stream's URL */
+                        ticket: string;
+                        /**
+                         * Format: date-time
+                         * @description When it stops opening streams
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6679,7 +6881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6760,7 +6962,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6816,7 +7018,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6866,7 +7068,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6922,7 +7124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -6972,7 +7174,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready */
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
                     /** @description Seconds to wait before retrying */

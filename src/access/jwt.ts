@@ -79,7 +79,7 @@ export function createJwtVerifier (settings: JwtSettings, separator: string) {
       throw new JwtRefused(`The token is not a valid JWT for this service: ${(error as Error).message}`)
     }
     const scopes = scopesFromClaims(settings.scopesTemplate, payload, separator)
-    return { scopes, until: Math.min(now + VERIFIED_JWT_MS, payload.exp! * 1000) }
+    return { scopes, until: Math.min(now + VERIFIED_JWT_MS, payload.exp! * 1000), lifeline: { expiresAt: payload.exp! * 1000 } }
   }
 }
 

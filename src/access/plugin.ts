@@ -5,9 +5,11 @@ import { LruMap } from 'toad-cache'
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
 import type { Admission, RateLimit, RateLimiter } from './rate-limit.js'
-import { ADMIN, holdsAnywhere, reaches, type Access, type Right, type Scope } from './scopes.js'
+import { ADMIN, holdsAnywhere, reaches, type Access, type Right } from './scopes.js'
 import type { AccessSettings } from './settings.js'
 import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
+import { createTicketStore, type TicketStore } from './tickets.js'
+import { wantsEventStream } from '../live/sse.js'
 
 /**
  * What a route declares in its `config.access`: public, the admin's alone, or a right. With `target`, the
@@ -42,6 +44,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     access: {
       tokens: TokenStore
+      /** Stream tickets: credentials for live streams of one document, for clients that cannot send headers. */
+      tickets: TicketStore
       /** Every route registered after the plugin, with its declared rule: a route without one fails closed. */
       declaredRules (): Array<{ method: string | string[], url: string, rule: AccessRule | undefined }>
     }
@@ -53,6 +57,8 @@ export interface AccessPluginOptions {
   keyPrefix: string
   collectionSeparator: string
   timeoutMs: number
+  /** How long a stream ticket opens streams (STREAM_TICKET_TTL_MS); 5 minutes by default. */
+  ticketTtlMs?: number
   /** Counts requests per credential (per client address without one) between authentication and authorization. */
   rateLimiters?: ReadonlyMap<RateLimit['name'], RateLimiter>
 }
@@ -76,18 +82,20 @@ function refuse (reply: FastifyReply, error: 'invalid_token' | 'insufficient_sco
 export default fp<AccessPluginOptions>(async function accessPlugin (app, options) {
   const { settings } = options
   const tokens = createTokenStore(app.redis, app.redisWrites, options)
+  const tickets = createTicketStore(app.redis, app.redisWrites, { ...options, ttlMs: options.ticketTtlMs ?? 300_000 })
   const verifyJwt = settings.jwt && createJwtVerifier(settings.jwt, options.collectionSeparator)
   const adminToken = settings.adminToken === undefined ? undefined : Buffer.from(settings.adminToken)
   const remembered = new LruMap<Remembered>(VERIFIED_KEPT)
   const anonymous: Access = { kind: 'scoped', scopes: settings.anonymousScopes, credential: 'anonymous' }
-  const withAnonymous = (scopes: Scope[], credential: 'token' | 'jwt', identity: string): Access =>
-    ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential, identity })
+  const withAnonymous = ({ scopes, lifeline }: Verified, credential: 'token' | 'jwt', identity: string): Access =>
+    ({ kind: 'scoped', scopes: [...scopes, ...settings.anonymousScopes], credential, identity, lifeline })
   const routes: RouteOptions[] = []
   /** Why a request's credentials were refused, kept for the routes that need credentials. */
   const refusals = new WeakMap<FastifyRequest, string>()
 
   app.decorate('access', {
     tokens,
+    tickets,
     // Read when asked: a plugin's own onRoute hook may declare its routes after this one saw them.
     declaredRules: () => routes.map((route) => ({ method: route.method, url: route.url, rule: route.config?.access }))
   })
@@ -119,9 +127,28 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
       verified = await tokens.verify(bearer)
       if (verified === undefined) return 'The bearer token is unknown, revoked or expired'
     }
-    const entry = { access: withAnonymous(verified.scopes, credential, identityOf(bearer, credential)), until: verified.until }
+    const entry = { access: withAnonymous(verified, credential, identityOf(bearer, credential)), until: verified.until }
     remembered.set(bearer, entry)
     return entry
+  }
+
+  /**
+   * The access of a stream ticket (`?ticket=`): read on its one document, for live streams alone, while the
+   * credential it was made for holds; or the reason it gives none. Never remembered: each use asks Redis.
+   */
+  async function verifyTicket (request: FastifyRequest, text: string): Promise<Remembered | string> {
+    if (!wantsEventStream(request)) return 'A stream ticket opens live streams alone (GET with Accept: text/event-stream)'
+    const ticket = await tickets.verify(text)
+    if (ticket === undefined) return 'The stream ticket is unknown or expired'
+    const { tokenId, expiresAt } = ticket.lifeline
+    if ((expiresAt !== undefined && expiresAt <= Date.now()) || (tokenId !== undefined && (await tokens.gone([tokenId])).size > 0)) {
+      return 'The credentials the stream ticket was made for are revoked or expired'
+    }
+    const access: Access = {
+      kind: 'scoped', scopes: [{ prefix: ticket.key, rights: ['read'] }], credential: 'ticket', lifeline: ticket.lifeline, ticketKey: ticket.key,
+      ...(ticket.identity === undefined ? {} : { identity: ticket.identity })
+    }
+    return { access, until: 0 }
   }
 
   function settle (request: FastifyRequest, outcome: Remembered | string): void {
@@ -136,8 +163,12 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
   // Callback hooks, synchronous unless Redis or a JWT must be asked: most requests never wait.
   app.addHook('onRequest', function authenticate (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
     const header = request.headers.authorization
+    const ticket = (request.query as Record<string, unknown> | undefined)?.ticket
     if (settings.open) request.access = ADMIN
-    else if (header === undefined) request.access = anonymous
+    else if (header === undefined && typeof ticket === 'string') {
+      verifyTicket(request, ticket).then((outcome) => { settle(request, outcome); done() }, done)
+      return
+    } else if (header === undefined) request.access = anonymous
     else {
       const bearer = BEARER.exec(header)?.[1]
       if (bearer === undefined) settle(request, 'The Authorization header is not "Bearer <token>"')
@@ -184,10 +215,16 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
       return
     }
     if (rule.target === undefined) {
+      if (access.kind === 'scoped' && access.ticketKey !== undefined) {
+        return denied(reply, access, `The stream ticket opens live streams of ${JSON.stringify(access.ticketKey)} alone`)
+      }
       if (!holdsAnywhere(access, rule.right)) return denied(reply, access, `The credentials hold no "${rule.right}" right`)
       return
     }
     const target = rule.target(request)
+    if (access.kind === 'scoped' && access.ticketKey !== undefined && (rule.right !== 'read' || target !== access.ticketKey)) {
+      return denied(reply, access, `The stream ticket opens live streams of ${JSON.stringify(access.ticketKey)} alone`)
+    }
     if (!reaches(access, rule.right, target)) {
       return denied(reply, access, `The credentials' scopes give no "${rule.right}" right on ${JSON.stringify(target)}`)
     }

@@ -19,7 +19,22 @@ export interface Scope {
  */
 export type Access =
   | { kind: 'admin' }
-  | { kind: 'scoped', scopes: readonly Scope[], credential: 'token' | 'jwt' | 'anonymous', identity?: string }
+  | {
+    kind: 'scoped'
+    scopes: readonly Scope[]
+    credential: 'token' | 'jwt' | 'anonymous' | 'ticket'
+    identity?: string
+    /** Until when the credential holds, for what outlives a request (a live stream). */
+    lifeline?: Lifeline
+    /** A stream ticket's document: the one key it opens streams of. */
+    ticketKey?: string
+  }
+
+/** What a credential's life hangs on: a token that may be revoked (its id), an expiry (epoch ms). */
+export interface Lifeline {
+  tokenId?: string
+  expiresAt?: number
+}
 
 export const ADMIN: Access = { kind: 'admin' }
 

@@ -3,7 +3,7 @@ import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import { number, optionalNumberText, protocol, text } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
-import type { Scope } from './scopes.js'
+import type { Lifeline, Scope } from './scopes.js'
 
 /**
  * Bearer tokens: `jdt.<id>.<secret>`, the secret 256 random bits. Redis keeps, under the id, the
@@ -27,8 +27,11 @@ export interface TokenInfo {
   expiresAt?: string
 }
 
-/** What a credential grants, and until when (epoch ms) an instance may trust it without asking again. */
-export interface Verified { scopes: Scope[], until: number }
+/**
+ * What a credential grants, until when (epoch ms) an instance may trust it without asking again, and
+ * what its life hangs on.
+ */
+export interface Verified { scopes: Scope[], until: number, lifeline: Lifeline }
 
 /** Stores a token: the hash of its secret, its scopes as JSON, its label, when it was created and its ttl. */
 export const createTokenScript = new LuaScript('create-token', protocol({
@@ -84,7 +87,17 @@ export function createTokenStore (client: CommandSender, writer: CommandSender, 
       const expected = Buffer.from(hash, 'hex')
       const given = sha256(secret)
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined
-      return { scopes: JSON.parse(scopes) as Scope[], until: now + Math.min(VERIFIED_TOKEN_MS, ttl >= 0 ? ttl : VERIFIED_TOKEN_MS) }
+      return {
+        scopes: JSON.parse(scopes) as Scope[],
+        until: now + Math.min(VERIFIED_TOKEN_MS, ttl >= 0 ? ttl : VERIFIED_TOKEN_MS),
+        lifeline: ttl >= 0 ? { tokenId: id, expiresAt: now + ttl } : { tokenId: id }
+      }
+    },
+
+    /** Which of the tokens (by id) are gone: revoked or expired. */
+    async gone (ids: readonly string[]): Promise<Set<string>> {
+      const exists = await bounded(Promise.all(ids.map((id) => client.send<number>(keyOf(id), ['EXISTS', keyOf(id)]))))
+      return new Set(ids.filter((_, index) => exists[index] === 0))
     },
 
     /** Every live token, without secrets; forgets the expired ones on the way. */

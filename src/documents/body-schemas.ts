@@ -134,7 +134,7 @@ const jsonPatchSchema = {
  * A document key (in a URL path, once percent-decoded): no control characters, at most 1024 characters
  * (the pointer module also bounds its UTF-8 bytes, which JSON Schema cannot count).
  */
-const keySchema = { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' } as const
+export const keySchema = { type: 'string', minLength: 1, maxLength: 1024, pattern: '^[^\\u0000-\\u001F\\u007F-\\u009F]*$' } as const
 
 export const keyParamSchema = {
   ...keySchema,
@@ -206,6 +206,20 @@ export const writeQuerySchema = {
   additionalProperties: false
 } as const
 
+/** The query parameters of a live stream (a read with `Accept: text/event-stream`). */
+export const liveStreamQuery = {
+  since: {
+    type: 'string',
+    pattern: '^\\d{1,20}-\\d{1,20}$',
+    description: 'Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence)'
+  },
+  ticket: {
+    type: 'string',
+    maxLength: 128,
+    description: 'Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource'
+  }
+} as const
+
 export const readQuerySchema = {
   type: 'object',
   properties: {
@@ -215,7 +229,8 @@ export const readQuerySchema = {
       maxLength: 2048,
       description: 'A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or ' +
         'the service screens it out (see the README), and beside a `pointer` other than ""'
-    }
+    },
+    ...liveStreamQuery
   },
   additionalProperties: false
 } as const

@@ -16,6 +16,7 @@ const tags = [
   { name: 'schemas', description: 'JSON Schemas of collections, enforced on every write to their documents' },
   { name: 'health', description: 'Liveness for load balancers' },
   { name: 'access', description: 'Bearer tokens and their scopes (the admin token only)' },
+  { name: 'live', description: 'Live streams of changes: tickets for clients that cannot send credentials in a header' },
   { name: 'openapi', description: 'This description' }
 ]
 

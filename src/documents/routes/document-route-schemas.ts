@@ -2,7 +2,7 @@ import {
   emptyResponse, headers, jsonResponse, problemResponses, requestHeaderSchema
 } from '../../openapi/components.js'
 import {
-  bodyRefs, jsonPointerSchema, keyParamSchema, pathPointerSchema, readQuerySchema, writeQuerySchema
+  bodyRefs, jsonPointerSchema, keyParamSchema, liveStreamQuery, pathPointerSchema, readQuerySchema, writeQuerySchema
 } from '../body-schemas.js'
 
 /**
@@ -53,6 +53,25 @@ const where = (form: DocumentForm) => form === 'document'
 
 const recordHeaders = ['ETag', 'Expires-In'] as const
 
+/** A read's answer, with the live stream a client asking for text/event-stream gets instead (see Live changes in the README). */
+function withEventStream<R extends { content: object }> (response: R) {
+  return {
+    ...response,
+    content: {
+      ...response.content,
+      'text/event-stream': {
+        schema: {
+          type: 'string',
+          description: 'Server-sent events, each with an `id:`: first `put` ({"value","etag"}) or `delete` ({}), then per write ' +
+            'touching the location `patch` ({"patch": RFC 6902 operations relative to the location, "etag"}), `put` or `delete`; ' +
+            '`reset` when events since Last-Event-ID are no longer kept (a fresh `put` or `delete` follows); `end` ({"reason"}) ' +
+            'when the credentials are revoked or expire, or the service shuts down. Comments are heartbeats.'
+        }
+      }
+    }
+  }
+}
+
 const examples = {
   user: { name: 'Ann', tags: ['a'] },
   merge: { name: null, age: 30 }
@@ -68,12 +87,13 @@ function read (form: DocumentForm) {
       '`If-None-Match` answers 304 when it matches the current version.',
     params: params(form),
     // The path form keeps unknown parameters, so that a jsonpath there meets its 400 rather than vanishing.
-    querystring: form === 'document' ? query(form, readQuerySchema) : openQuerySchema,
+    querystring: form === 'document' ? query(form, readQuerySchema) : { type: 'object', properties: liveStreamQuery },
     headers: requestHeaderSchema('If-None-Match'),
     response: {
-      200: jsonResponse('The value', anyJson, { headers: [...recordHeaders], examples: { document: examples.user } }),
+      200: withEventStream(jsonResponse('The value; with `Accept: text/event-stream`, a live stream of its changes', anyJson,
+        { headers: [...recordHeaders], examples: { document: examples.user } })),
       304: emptyResponse('Not modified: If-None-Match matches the current version', [...recordHeaders]),
-      ...problemResponses(400, 404, 409, 422)
+      ...problemResponses(400, 404, 406, 409, 422)
     }
   }
 }

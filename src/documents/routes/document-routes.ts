@@ -13,6 +13,7 @@ import {
 import { READ_KEY, WRITE_KEY } from './access-rules.js'
 import { documentRouteSchemas as schemas, type DocumentForm } from './document-route-schemas.js'
 import type { StoredValue, WriteOptions, WriteResult } from '../store/index.js'
+import { wantsEventStream } from '../../live/sse.js'
 
 /** Both URL forms of the resource: the pointer in `?pointer=` or in the path. */
 const URL_PATTERNS: Record<DocumentForm, string> = { document: '/docs/:key', path: '/docs/:key/*' }
@@ -50,6 +51,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
   app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), config: READ_KEY, preHandler: answerRemembered(answers) },
     async (request, reply) => {
       const address = addressOf(request, { namedLast: true })
+      if (wantsEventStream(request)) return app.liveStreams.open(request, reply, address)
       const { jsonpath } = request.query
       if (jsonpath !== undefined && address.tokens.length > 0) {
         throw new BadRequestError('A JSONPath query applies to a whole document: use /docs/{key}?jsonpath=...')
@@ -127,7 +129,7 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
  */
 function answerRemembered (answers: AnswerCache) {
   return function answerFromCache (request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-    const remembered = answers.recall(request.url)
+    const remembered = wantsEventStream(request) ? undefined : answers.recall(request.url)
     if (remembered === undefined) return done()
     sendStored(request, reply, remembered)
   }

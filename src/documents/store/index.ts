@@ -7,7 +7,7 @@ import { documentReads } from './reads.js'
 import { documentWrites } from './writes.js'
 
 export type { DocumentStoreOptions, VersionRecord } from './context.js'
-export type { BatchReadItem, Description, Listing, ScanPosition, StoredValue } from './reads.js'
+export type { BatchReadItem, Description, Listing, ScanPosition, Snapshot, StoredValue } from './reads.js'
 export type {
   BatchPutItem, BatchPutResult, PreparedOperation, PreparedPatchOperation, WriteConditions, WriteOptions, WriteResult
 } from './writes.js'

@@ -6,10 +6,18 @@ import type { MasterNode } from '../../redis/redis.js'
 import type { Replied } from '../../redis/derived-cache.js'
 import { planPath, type DocumentAddress } from '../pointer.js'
 import { describeScript, queryScript, readScript } from '../scripts/reads.js'
+import { snapshotScript } from '../scripts/events.js'
 import {
-  call, documentKeysOf, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
+  call, derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
   type StoreContext, type VersionRecord
 } from './context.js'
+
+/** A location's value as a live stream starts from it, and the feed entry it follows. */
+export interface Snapshot {
+  at: string
+  json?: string
+  version?: string
+}
 
 export interface StoredValue extends VersionRecord {
   /** The JSON text RedisJSON holds at the location, as it serialises it. */
@@ -114,6 +122,19 @@ export function documentReads (context: StoreContext) {
       }
       if (!plan.ambiguous) throw notFound(address)
       return resolveAndRead(address)
+    },
+
+    /**
+     * The value at a location (undefined when none) with its version, and the id of the document's last
+     * feed entry then ('0-0' when none), read in one step: the start of a live stream.
+     */
+    async snapshot (address: DocumentAddress): Promise<Snapshot> {
+      screenDepth(address)
+      const [doc, ver] = documentKeysOf(context, address.key)
+      const [events] = derivedKeysOf(context, address.key, [EVENTS_SUFFIX])
+      const [status, at, value, version] = await call(context, address.key, snapshotScript.run(redis,
+        { doc, ver, events: events! }, { tokens: address.tokens, maxWork: context.limits.workBytes }))
+      return status === 'ok' ? { at, json: value!, version: version! } : { at }
     },
 
     /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */

@@ -1,0 +1,132 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { BadRequestError, StreamsFullError, StreamsOffError } from '../errors.js'
+import type { Lifeline } from '../access/scopes.js'
+import { VERIFIED_TOKEN_MS } from '../access/tokens.js'
+import type { StreamSettings } from '../config.js'
+import type { DocumentAddress } from '../documents/pointer.js'
+import type { EventFeedSettings } from '../documents/store/context.js'
+import type { RedisConnection } from '../redis/connection.js'
+import { DocumentStream } from './document-stream.js'
+import type { EventReader } from './event-reader.js'
+import { isEntryId, streamKeyOf } from './feed.js'
+import { openReader } from './reader-connection.js'
+import { SseWriter } from './sse.js'
+
+export interface LivePluginOptions {
+  connection: RedisConnection
+  timeoutMs: number
+  keyPrefix: string
+  events: EventFeedSettings
+  streams: StreamSettings
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    liveStreams: {
+      /** Answers the request with a live stream of the location (text/event-stream), until either side ends it. */
+      open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void>
+      /** Streams open on this instance. */
+      readonly count: number
+    }
+  }
+}
+
+interface Open {
+  writer: SseWriter
+  lifeline: Lifeline | undefined
+}
+
+/** The resume point a client sends: Last-Event-ID (an EventSource reconnecting), else `?since=`. */
+function resumePointOf (request: FastifyRequest): string | undefined {
+  const header = request.headers['last-event-id']
+  const since = (request.query as Record<string, unknown> | undefined)?.since
+  const given = typeof header === 'string' && header !== '' ? header : typeof since === 'string' ? since : undefined
+  if (given !== undefined && !isEntryId(given)) {
+    throw new BadRequestError('Last-Event-ID and ?since= take the id of an event of this stream, such as 1700000000000-0')
+  }
+  return given
+}
+
+/**
+ * Live streams of documents: one shared reader of the events streams (its own Redis connection, opened with
+ * the first stream), the streams open on this instance, their heartbeats, and the credentials they hang on
+ * (a revoked token or an expiry ends them). Streams end cleanly when the app closes.
+ */
+export default fp<LivePluginOptions>(async function livePlugin (app, options) {
+  const { streams: settings, events } = options
+  const open = new Map<DocumentStream, Open>()
+  let reader: Promise<EventReader> | undefined
+  let closing = false
+
+  const readerOf = () => {
+    reader ??= openReader(options.connection, options.timeoutMs, app.redis,
+      (error) => app.log.warn({ err: error }, `live streams: reading events failed: ${error.message}`))
+      .catch((error: unknown) => {
+        reader = undefined
+        throw error
+      })
+    return reader
+  }
+
+  const heartbeats = setInterval(() => { for (const { writer } of open.values()) writer.heartbeat() }, settings.heartbeatMs)
+  heartbeats.unref()
+  const checks = setInterval(() => { checkLifelines().catch(() => undefined) }, VERIFIED_TOKEN_MS)
+  checks.unref()
+
+  /** Ends the streams whose credentials expired or whose token is gone (one question per token, whatever its streams). */
+  async function checkLifelines (): Promise<void> {
+    const now = Date.now()
+    const byToken = new Map<string, DocumentStream[]>()
+    for (const [stream, { lifeline }] of open) {
+      if (lifeline?.expiresAt !== undefined && lifeline.expiresAt <= now) stream.end('the credentials expired')
+      else if (lifeline?.tokenId !== undefined) byToken.set(lifeline.tokenId, [...byToken.get(lifeline.tokenId) ?? [], stream])
+    }
+    if (byToken.size === 0) return
+    for (const id of await app.access.tokens.gone([...byToken.keys()])) {
+      for (const stream of byToken.get(id)!) stream.end('the token was revoked or expired')
+    }
+  }
+
+  app.decorate('liveStreams', {
+    get count () {
+      return open.size
+    },
+
+    async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
+      if (events.maxLen === 0) throw new StreamsOffError()
+      if (closing || open.size >= settings.max) {
+        throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
+      }
+      const resumeFrom = resumePointOf(request)
+      const shared = await readerOf()
+      reply.hijack()
+      const writer = new SseWriter(reply.raw)
+      writer.open(reply.getHeaders())
+      const access = request.access
+      const stream = new DocumentStream(writer, {
+        reader: shared,
+        redis: app.redis,
+        timeoutMs: options.timeoutMs,
+        retentionMs: events.retentionMs,
+        stream: streamKeyOf(options.keyPrefix, address.key),
+        location: address.tokens,
+        snapshot: () => app.documents.snapshot(address),
+        onEnd: () => open.delete(stream)
+      })
+      open.set(stream, { writer, lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
+      reply.raw.once('close', () => stream.end())
+      await stream.start(resumeFrom).catch(() => stream.end())
+    }
+  })
+
+  app.addHook('preClose', async () => {
+    closing = true
+    for (const stream of [...open.keys()]) stream.end('the service is shutting down')
+  })
+  app.addHook('onClose', async () => {
+    clearInterval(heartbeats)
+    clearInterval(checks)
+    if (reader !== undefined) await (await reader).close()
+  })
+}, { name: 'live', dependencies: ['redis', 'documents', 'access'], fastify: '5.x' })

@@ -1,0 +1,33 @@
+import { jsonResponse, problemResponses } from '../openapi/components.js'
+import { keySchema } from '../documents/body-schemas.js'
+
+/** The route schema of POST /streams/tickets: it validates and becomes the OpenAPI operation. */
+export const ticketRouteSchemas = {
+  create: {
+    operationId: 'createStreamTicket',
+    tags: ['live'],
+    summary: 'A short-lived ticket that opens live streams of one document, for an EventSource',
+    description: 'An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens ' +
+      '`GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone, for `STREAM_TICKET_TTL_MS` ' +
+      '(reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when ' +
+      'their token is revoked or they expire. The service never logs it.',
+    body: {
+      type: 'object',
+      properties: { key: { ...keySchema, description: 'The document whose live streams the ticket opens' } },
+      required: ['key'],
+      additionalProperties: false
+    },
+    response: {
+      201: jsonResponse('The ticket', {
+        type: 'object',
+        properties: {
+          ticket: { type: 'string', description: 'Pass as `?ticket=` on the stream\'s URL' },
+          expiresAt: { type: 'string', format: 'date-time', description: 'When it stops opening streams' }
+        },
+        required: ['ticket', 'expiresAt'],
+        additionalProperties: false
+      }),
+      ...problemResponses(400)
+    }
+  }
+}

@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest'
+import { buildTestApp, get, jsonPatch, operate, patch, put, remove, uniqueKey } from '../helpers/app.js'
+import { SseClient, Subscriber, until } from '../helpers/sse.js'
+
+const app = await buildTestApp()
+
+/** Reads what the service holds at a URL: value (undefined: 404) and ETag. */
+async function stored (url: string) {
+  const response = await get(app, url)
+  return response.statusCode === 404 ? { value: undefined, etag: undefined } : { value: response.json(), etag: response.headers.etag }
+}
+
+/** Follows a stream with a subscriber until it holds what the service holds at url. */
+async function expectCaughtUp (client: SseClient, subscriber: Subscriber, url: string) {
+  const expected = await stored(url)
+  let applied = 0
+  await until(() => {
+    for (; applied < client.events.length; applied++) subscriber.apply(client.events[applied]!)
+    return JSON.stringify(subscriber.value) === JSON.stringify(expected.value) && (expected.etag === undefined || subscriber.etag === expected.etag)
+  }, 10_000, () => `the subscriber holds ${JSON.stringify(subscriber.value)}, the service ${JSON.stringify(expected.value)}`)
+}
+
+describe('a live stream of a document', () => {
+  it('starts with the value and its ETag, then a patch per write, each with an id', async () => {
+    const key = uniqueKey()
+    const written = await put(app, `/docs/${key}`, { a: 1, list: [1] })
+    const client = await SseClient.open(app, `/docs/${key}`)
+    expect(client.status).toBe(200)
+    expect(client.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    const [first] = await client.waitForCount(1)
+    expect(first).toMatchObject({ event: 'put', data: JSON.stringify({ value: { a: 1, list: [1] }, etag: written.headers.etag }) })
+    expect(first!.id).toMatch(/^\d+-\d+$/)
+
+    const second = await put(app, `/docs/${key}/a`, 2)
+    const [, patched] = await client.waitForCount(2)
+    expect(patched!.event).toBe('patch')
+    expect(JSON.parse(patched!.data)).toEqual({ patch: [{ op: 'replace', path: '/a', value: 2 }], etag: second.headers.etag })
+    expect(patched!.id! > first!.id!).toBe(true)
+
+    await operate(app, `/docs/${key}/list`, { op: 'push', values: [2] })
+    const [, , pushed] = await client.waitForCount(3)
+    expect(JSON.parse(pushed!.data).patch).toEqual([{ op: 'replace', path: '/list', value: [1, 2] }])
+
+    expect((await remove(app, `/docs/${key}`)).statusCode).toBe(204)
+    const [, , , removed] = await client.waitForCount(4)
+    expect(removed).toMatchObject({ event: 'delete', data: '{}' })
+  })
+
+  it('at a location: patches relative to it, its whole value when a write above replaces it, nothing for writes elsewhere', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: { b: { c: 1 } }, other: 0 })
+    const client = await SseClient.open(app, `/docs/${key}/a/b`)
+    await client.waitForCount(1)
+    expect(JSON.parse(client.events[0]!.data).value).toEqual({ c: 1 })
+
+    await put(app, `/docs/${key}/other`, 1)
+    await put(app, `/docs/${key}/a/b/c`, 2)
+    await client.waitForCount(2)
+    expect(client.events[1]!.event).toBe('patch')
+    expect(JSON.parse(client.events[1]!.data).patch).toEqual([{ op: 'replace', path: '/c', value: 2 }])
+
+    await patch(app, `/docs/${key}`, { a: { b: { d: true } } })
+    await client.waitForCount(3)
+    expect(client.events[2]!.event).toBe('put')
+    expect(JSON.parse(client.events[2]!.data).value).toEqual({ c: 2, d: true })
+
+    await jsonPatch(app, `/docs/${key}`, [{ op: 'remove', path: '/a/b' }])
+    await client.waitForCount(4)
+    expect(client.events[3]).toMatchObject({ event: 'delete' })
+    await put(app, `/docs/${key}/other`, 2)
+    await put(app, `/docs/${key}/a/b`, 'back')
+    await client.waitForCount(5)
+    expect(client.events[4]!.event).toBe('put')
+    expect(client.events).toHaveLength(5)
+  })
+
+  it('starts with delete when nothing is there', async () => {
+    const key = uniqueKey()
+    const client = await SseClient.open(app, `/docs/${key}`)
+    await client.waitForCount(1)
+    expect(client.events[0]).toMatchObject({ event: 'delete', id: '0-0' })
+    await put(app, `/docs/${key}`, { now: true })
+    await client.waitForCount(2)
+    expect(client.events[1]!.event).toBe('put')
+  })
+
+  it('reproduces the document exactly from its events, under concurrent writers of every kind', async () => {
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    await put(app, url, { n: 0, list: [], tags: {}, text: '' })
+    const client = await SseClient.open(app, url)
+    const subscriber = new Subscriber()
+    const writers = Array.from({ length: 4 }, async (_, writer) => {
+      for (let step = 0; step < 25; step++) {
+        const which = (writer + step) % 6
+        if (which === 0) await operate(app, `${url}/n`, { op: 'incr', by: 1 })
+        else if (which === 1) await operate(app, `${url}/list`, { op: 'push', values: [step] })
+        else if (which === 2) await put(app, `${url}/tags/w${writer}`, { step })
+        else if (which === 3) await patch(app, `${url}/tags`, { [`m${step}`]: step % 2 === 0 ? step : null })
+        else if (which === 4) await jsonPatch(app, url, [{ op: 'add', path: '/list/0', value: 'x' }, { op: 'replace', path: '/text', value: `t${step}` }])
+        else await remove(app, `${url}/list/0`)
+      }
+    })
+    await Promise.all(writers)
+    await expectCaughtUp(client, subscriber, url)
+    expect(new Set(subscriber.seen).size).toBe(subscriber.seen.length)
+  })
+})
+
+describe('resuming', () => {
+  it('after a dropped connection, Last-Event-ID and ?since= get exactly the missed events', async () => {
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    await put(app, url, { n: 0 })
+    const subscriber = new Subscriber()
+    let client = await SseClient.open(app, url)
+    const ids: string[] = []
+    for (let round = 0; round < 6; round++) {
+      // Writes while connected and while not.
+      for (let step = 0; step < 5; step++) await operate(app, `${url}/n`, { op: 'incr', by: 1 })
+      await expectCaughtUp(client, subscriber, url)
+      ids.push(...client.events.map((event) => event.id!))
+      client.close()
+      for (let step = 0; step < 5; step++) await put(app, `${url}/r${round}`, step)
+      client = round % 2 === 0
+        ? await SseClient.open(app, url, { 'last-event-id': subscriber.lastId! })
+        : await SseClient.open(app, `${url}?since=${subscriber.lastId!}`)
+    }
+    await expectCaughtUp(client, subscriber, url)
+    ids.push(...client.events.map((event) => event.id!))
+    expect(client.events.map((event) => event.event)).not.toContain('reset')
+    expect(new Set(ids).size).toBe(ids.length)
+    expect([...ids].sort()).toEqual(ids)
+  })
+
+  it('from an id past the retention: reset, then a fresh value', async () => {
+    const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000 } })
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    await put(small, url, { n: 0 })
+    const first = await SseClient.open(small, url)
+    await first.waitForCount(1)
+    first.close()
+    for (let step = 0; step < 250; step++) await operate(small, `${url}/n`, { op: 'incr', by: 1 })
+    const resumed = await SseClient.open(small, url, { 'last-event-id': first.events[0]!.id! })
+    await resumed.waitForCount(2)
+    expect(resumed.events.map((event) => event.event)).toEqual(['reset', 'put'])
+    expect(JSON.parse(resumed.events[1]!.data).value).toEqual({ n: 250 })
+
+    const old = await SseClient.open(small, url, { 'last-event-id': '1000-0' })
+    await old.waitForCount(2)
+    expect(old.events.map((event) => event.event)).toEqual(['reset', 'put'])
+  })
+
+  it('refuses an id that is not one', async () => {
+    const client = await SseClient.open(app, `/docs/${uniqueKey()}`, { 'last-event-id': 'yesterday' })
+    await client.waitForEnd()
+    expect(client.status).toBe(400)
+  })
+})
+
+describe('the connection', () => {
+  it('carries heartbeats, and ends with an end event when the app closes', async () => {
+    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
+    const client = await SseClient.open(own, `/docs/${uniqueKey()}`)
+    await until(() => client.comments >= 2, 5000, () => 'no heartbeats')
+    const refused = await SseClient.open(own, `/docs/${uniqueKey()}`)
+    await refused.waitForEnd()
+    expect(refused.status).toBe(503)
+    expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
+    await own.close()
+    await client.waitForEnd()
+    expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
+  })
+
+  it('is refused when no events are recorded', async () => {
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000 } })
+    const client = await SseClient.open(off, `/docs/${uniqueKey()}`)
+    await client.waitForEnd()
+    expect(client.status).toBe(406)
+  })
+})
