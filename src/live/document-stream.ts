@@ -1,9 +1,10 @@
 import { etagOf } from '../http/conditional.js'
 import type { CommandSender } from '../redis/redis.js'
 import type { Snapshot } from '../documents/store/index.js'
+import { formatPointer } from '../documents/pointer.js'
 import { eventAt } from './changes.js'
 import type { EventReader } from './event-reader.js'
-import { compareIds, entriesAfter, FEED_PAGE, idTime, type FeedEntry } from './feed.js'
+import { compareIds, emptyMark, entriesAfter, FEED_PAGE, FEED_START, follows, idTime, type FeedEntry } from './feed.js'
 import type { SseWriter } from './sse.js'
 
 export interface DocumentStreamOptions {
@@ -20,6 +21,32 @@ export interface DocumentStreamOptions {
   snapshot: () => Promise<Snapshot>
   /** Called once the stream ended, whatever ended it. */
   onEnd: () => void
+  /** Events already made of an entry for a location, shared by the streams of an instance (see framesOf). */
+  frames: FrameCache
+}
+
+/** An event as sent: its name and data, or null when the entry sends nothing to the location. */
+type Frame = { name: string, json: string } | null
+
+/** Per entry, per location (its pointer), the frame: a thousand subscribers of a location cost one translation. */
+export type FrameCache = WeakMap<FeedEntry, Map<string, Frame>>
+
+/** The event an entry makes at a location, translated once per entry and location. */
+function frameOf (frames: FrameCache, entry: FeedEntry, location: readonly string[], pointer: string): Frame {
+  let byLocation = frames.get(entry)
+  if (byLocation === undefined) frames.set(entry, byLocation = new Map())
+  let frame = byLocation.get(pointer)
+  if (frame !== undefined) return frame
+  const event = eventAt(location, entry.changes)
+  const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
+  switch (event.kind) {
+    case 'none': frame = null; break
+    case 'patch': frame = { name: 'patch', json: `{"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break
+    case 'put': frame = { name: 'put', json: `{"value":${JSON.stringify(event.value)},"etag":${etag}}` }; break
+    case 'delete': frame = { name: 'delete', json: '{}' }; break
+  }
+  byLocation.set(pointer, frame)
+  return frame
 }
 
 /** Entries a stream may hold while it reads from Redis; past them it starts again from a fresh value. */
@@ -40,8 +67,11 @@ export class DocumentStream {
   #pumping = false
   #ended = false
   #unwatch: (() => void) | undefined
+  readonly #pointer: string
 
-  constructor (private readonly out: SseWriter, private readonly options: DocumentStreamOptions) {}
+  constructor (private readonly out: SseWriter, private readonly options: DocumentStreamOptions) {
+    this.#pointer = formatPointer(options.location)
+  }
 
   /** Starts after the event `resumeFrom` when given (Last-Event-ID), else from the location's value now. */
   async start (resumeFrom: string | undefined): Promise<void> {
@@ -81,7 +111,7 @@ export class DocumentStream {
 
   async #sendSnapshot (): Promise<void> {
     const snapshot = await this.options.snapshot()
-    this.#last = snapshot.at
+    this.#last = snapshot.at === FEED_START ? emptyMark(Date.now()) : snapshot.at
     this.#present = snapshot.json !== undefined
     if (snapshot.json === undefined) this.#send('delete', '{}')
     else this.#send('put', `{"value":${snapshot.json},"etag":${JSON.stringify(etagOf(snapshot.version!))}}`)
@@ -104,7 +134,7 @@ export class DocumentStream {
         const entry = this.#pending.shift()
         if (entry === undefined) return
         if (compareIds(entry.id, this.#last) <= 0) continue
-        if (entry.prev !== this.#last) {
+        if (!follows(entry, this.#last)) {
           this.#pending.unshift(entry)
           this.#catchingUp = true
           continue
@@ -124,7 +154,7 @@ export class DocumentStream {
     const page = await entriesAfter(this.options.redis, this.options.stream, this.#last, this.options.timeoutMs)
     if (this.#ended) return
     const first = page[0] ?? this.#pending.find((entry) => compareIds(entry.id, this.#last) > 0)
-    if (first !== undefined && first.prev !== this.#last) {
+    if (first !== undefined && !follows(first, this.#last)) {
       this.#reset(this.#last, 'events since the last event id are no longer kept')
       this.#pending = []
       await this.#sendSnapshot()
@@ -136,21 +166,14 @@ export class DocumentStream {
 
   #deliver (entry: FeedEntry): void {
     this.#last = entry.id
-    const event = eventAt(this.options.location, entry.changes)
-    const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
-    switch (event.kind) {
-      case 'none':
-        return
-      case 'patch':
-        this.#present = true
-        return this.#send('patch', `{"patch":${JSON.stringify(event.patch)},"etag":${etag}}`)
-      case 'put':
-        this.#present = true
-        return this.#send('put', `{"value":${JSON.stringify(event.value)},"etag":${etag}}`)
-      case 'delete':
-        if (!this.#present) return
-        this.#present = false
-        return this.#send('delete', '{}')
+    const frame = frameOf(this.options.frames, entry, this.options.location, this.#pointer)
+    if (frame === null) return
+    if (frame.name === 'delete') {
+      if (!this.#present) return
+      this.#present = false
+    } else {
+      this.#present = true
     }
+    this.#send(frame.name, frame.json)
   }
 }

@@ -35,9 +35,23 @@ export function compareIds (a: string, b: string): number {
   return seq === 0n ? 0 : seq < 0n ? -1 : 1
 }
 
-/** The milliseconds part of an id: when the entry was written, by the clock of its Redis. */
+/**
+ * The id a stream starts from when its document had no entries: before every entry (its time 0), its
+ * sequence the instant it was read, so that a client resuming from it long after is told to start again.
+ */
+export function emptyMark (now: number): string {
+  return `0-${now}`
+}
+
+/** When the entry of this id was written (the milliseconds part, by its Redis' clock), or an empty mark read. */
 export function idTime (id: string): number {
-  return Number(STREAM_ID.exec(id)![1])
+  const [, ms, seq] = STREAM_ID.exec(id)!
+  return ms === '0' ? Number(seq) : Number(ms)
+}
+
+/** Whether an entry comes right after the one of id `last` (or is the first of a stream read empty at `last`). */
+export function follows (entry: FeedEntry, last: string): boolean {
+  return entry.prev === last || (entry.prev === FEED_START && last.startsWith('0-'))
 }
 
 /** The key of the events stream of the document at key: in the document's slot, where its writes record it. */

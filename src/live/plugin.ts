@@ -7,7 +7,7 @@ import type { StreamSettings } from '../config.js'
 import type { DocumentAddress } from '../documents/pointer.js'
 import type { EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
-import { DocumentStream } from './document-stream.js'
+import { DocumentStream, type FrameCache } from './document-stream.js'
 import type { EventReader } from './event-reader.js'
 import { isEntryId, streamKeyOf } from './feed.js'
 import { openReader } from './reader-connection.js'
@@ -56,6 +56,7 @@ function resumePointOf (request: FastifyRequest): string | undefined {
 export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const { streams: settings, events } = options
   const open = new Map<DocumentStream, Open>()
+  const frames: FrameCache = new WeakMap()
   let reader: Promise<EventReader> | undefined
   let closing = false
 
@@ -112,7 +113,8 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
         stream: streamKeyOf(options.keyPrefix, address.key),
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
-        onEnd: () => open.delete(stream)
+        onEnd: () => open.delete(stream),
+        frames
       })
       open.set(stream, { writer, lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
       reply.raw.once('close', () => stream.end())

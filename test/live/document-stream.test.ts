@@ -78,10 +78,18 @@ describe('a live stream of a document', () => {
     const key = uniqueKey()
     const client = await SseClient.open(app, `/docs/${key}`)
     await client.waitForCount(1)
-    expect(client.events[0]).toMatchObject({ event: 'delete', id: '0-0' })
+    expect(client.events[0]).toMatchObject({ event: 'delete' })
+    expect(client.events[0]!.id).toMatch(/^0-\d+$/)
     await put(app, `/docs/${key}`, { now: true })
     await client.waitForCount(2)
     expect(client.events[1]!.event).toBe('put')
+    client.close()
+    await put(app, `/docs/${key}/then`, 1)
+    // Resumed from before the first event: everything since, nothing again.
+    const resumed = await SseClient.open(app, `/docs/${key}`, { 'last-event-id': client.events[0]!.id! })
+    await resumed.waitForCount(2)
+    expect(resumed.events.map((event) => event.event)).toEqual(['put', 'patch'])
+    expect(resumed.events[0]!.id).toBe(client.events[1]!.id)
   })
 
   it('reproduces the document exactly from its events, under concurrent writers of every kind', async () => {
@@ -178,5 +186,64 @@ describe('the connection', () => {
     const client = await SseClient.open(off, `/docs/${uniqueKey()}`)
     await client.waitForEnd()
     expect(client.status).toBe(406)
+  })
+})
+
+describe('many instances', () => {
+  it('subscribers dropping and resuming at random points on either instance, under writers on both, reproduce the document', async () => {
+    const other = await buildTestApp({ keyPrefix: app.keyPrefix })
+    const instances = [app, other]
+    let seed = 22
+    const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    await put(app, url, { n: 0, list: [], members: {} })
+    const followers = await Promise.all(Array.from({ length: 4 }, async (_, index) => {
+      const client = await SseClient.open(instances[index % 2]!, url)
+      return { subscriber: new Subscriber(), client, applied: 0, ids: [] as string[], kinds: [] as string[] }
+    }))
+    const catchUp = (follower: typeof followers[number]) => {
+      for (; follower.applied < follower.client.events.length; follower.applied++) {
+        const event = follower.client.events[follower.applied]!
+        follower.subscriber.apply(event)
+        follower.ids.push(event.id!)
+        follower.kinds.push(event.event)
+      }
+    }
+    let writing = true
+    const writers = instances.flatMap((instance, side) => Array.from({ length: 2 }, async (_, writer) => {
+      for (let step = 0; step < 30; step++) {
+        const which = (side + writer + step) % 5
+        if (which === 0) await operate(instance, `${url}/n`, { op: 'incr', by: 1 })
+        else if (which === 1) await operate(instance, `${url}/list`, { op: 'push', values: [`${side}${writer}:${step}`] })
+        else if (which === 2) await put(instance, `${url}/members/m${step % 7}`, { side, step })
+        else if (which === 3) await jsonPatch(instance, url, [{ op: 'remove', path: '/list/0' }]).then(() => undefined)
+        else await patch(instance, `${url}/members`, { [`m${(step + 3) % 7}`]: null })
+      }
+    }))
+    const droppers = followers.map(async (follower) => {
+      while (writing) {
+        await new Promise((resolve) => setTimeout(resolve, 20 + random() * 80))
+        follower.client.close()
+        catchUp(follower)
+        const instance = instances[Math.floor(random() * 2)]!
+        const resume = follower.subscriber.lastId!
+        follower.client = random() < 0.5
+          ? await SseClient.open(instance, url, { 'last-event-id': resume })
+          : await SseClient.open(instance, `${url}?since=${resume}`)
+        follower.applied = 0
+      }
+    })
+    await Promise.all(writers)
+    writing = false
+    await Promise.all(droppers)
+    const expected = await stored(url)
+    for (const follower of followers) {
+      await until(() => { catchUp(follower); return follower.subscriber.etag === expected.etag }, 10_000, () => `a follower is at ${follower.subscriber.etag}, the document at ${expected.etag}`)
+      expect(follower.subscriber.value).toEqual(expected.value)
+      expect(follower.kinds).not.toContain('reset')
+      expect(new Set(follower.ids).size).toBe(follower.ids.length)
+      expect([...follower.ids].sort()).toEqual(follower.ids)
+    }
   })
 })
