@@ -159,6 +159,9 @@ export function loadEnvironment (env: NodeJS.ProcessEnv = process.env): Environm
       throw new Error('env/REDIS_CLUSTER_NODES must list host:port or redis:// URLs, comma-separated')
     }
   }
+  if (environment.MAX_STREAMS >= environment.MAX_CONNECTIONS) {
+    throw new Error('env/MAX_STREAMS must be less than MAX_CONNECTIONS: each stream holds a connection, and other requests need some')
+  }
   if (environment.STREAM_HEARTBEAT_MS >= environment.REQUEST_TIMEOUT_MS) {
     throw new Error('env/STREAM_HEARTBEAT_MS must be less than REQUEST_TIMEOUT_MS: a stream silent that long is closed as stalled')
   }

@@ -155,7 +155,12 @@ describe('configuration', () => {
     [{ AUTH_ADMIN_TOKEN: 'short-secret' }, 'AUTH_ADMIN_TOKEN'],
     [{ AUTH_ADMIN_TOKEN: 'a token with spaces in it' }, 'AUTH_ADMIN_TOKEN'],
     [{ METRICS_PORT: '70000' }, 'METRICS_PORT'],
-    [{ PORT: '9100', METRICS_PORT: '9100' }, 'METRICS_PORT must differ from PORT']
+    [{ PORT: '9100', METRICS_PORT: '9100' }, 'METRICS_PORT must differ from PORT'],
+    [{ EVENTS_MAXLEN: '-1' }, 'EVENTS_MAXLEN'],
+    [{ EVENTS_RETENTION_MS: '10' }, 'EVENTS_RETENTION_MS'],
+    [{ STREAM_HEARTBEAT_MS: '30000' }, 'STREAM_HEARTBEAT_MS must be less than REQUEST_TIMEOUT_MS'],
+    [{ MAX_STREAMS: '4096' }, 'MAX_STREAMS must be less than MAX_CONNECTIONS'],
+    [{ STREAM_TICKET_TTL_MS: '999' }, 'STREAM_TICKET_TTL_MS']
   ])('refuses %j with a message naming the variable', (environment, name) => {
     expect(() => loadEnvironment(environment)).toThrow(name)
   })
