@@ -1,17 +1,13 @@
 /// <reference lib="dom" />
 import { build } from 'esbuild'
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { SignJWT } from 'jose'
-import puppeteer from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
+import { launchBrowser, pageOriginPort } from './browser.js'
 
-/** Debian's chromium package (`apt-get install chromium`): the test needs a real browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SECRET = 'browser-test-jwt-secret-0123456789abcdef'
 
 /** The page's script, bundled once with the generated client. */
@@ -24,11 +20,8 @@ async function bundle (): Promise<string> {
 
 describe('a browser app on another origin', () => {
   it('creates, reads, patches and deletes its own document with the generated client and a JWT, and is refused outside its prefix', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`)
     // The page is served from localhost:<port>; the service listens on 127.0.0.1: two origins.
-    const pagePort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address() as AddressInfo; probe.close(() => resolve(port)) })
-    })
+    const pagePort = await pageOriginPort()
     const pageOrigin = `http://localhost:${pagePort}`
     const app = await buildTestApp({
       corsOrigins: [pageOrigin],
@@ -49,10 +42,7 @@ describe('a browser app on another origin', () => {
     const served = await servePageOn(pagePort, { baseUrl, jwt, key: 'users:42:notes', outside: 'users:43:notes' })
     expect(served).toBe(pageOrigin)
 
-    const browser = await puppeteer.launch({
-      executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
-    })
-    whenDone(() => browser.close())
+    const browser = await launchBrowser()
     const page = await browser.newPage()
     await page.goto(served, { timeout: 20_000 })
     await page.waitForFunction(() => document.getElementById('result')!.textContent !== '', { timeout: 20_000 })

@@ -1,16 +1,15 @@
 /// <reference lib="dom" />
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { SignJWT } from 'jose'
-import puppeteer, { type Page } from 'puppeteer-core'
+import type { Page } from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, operate, put } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
+import { launchBrowser, pageOriginPort } from './browser.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const SECRET = 'browser-live-test-jwt-secret-0123456789ab'
 
 interface Logged { type: string, id?: string, data?: { value?: unknown, patch?: unknown[], etag?: string } }
@@ -68,10 +67,7 @@ async function stateOf (page: Page): Promise<PageState> {
 
 describe('a browser app on another origin, live', () => {
   it('follows a document through an EventSource with a stream ticket, and after a lost connection gets exactly what it missed', async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`)
-    const pagePort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => { const { port } = probe.address() as AddressInfo; probe.close(() => resolve(port)) })
-    })
+    const pagePort = await pageOriginPort()
     const pageOrigin = `http://localhost:${pagePort}`
     const resumedWith: string[] = []
     const recordResumes = fp(async (scope: FastifyInstance) => {
@@ -107,10 +103,7 @@ describe('a browser app on another origin, live', () => {
     await new Promise<void>((resolve) => server.listen(pagePort, '127.0.0.1', resolve))
     whenDone(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-    const browser = await puppeteer.launch({
-      executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
-    })
-    whenDone(() => browser.close())
+    const browser = await launchBrowser()
     const page = await browser.newPage()
     await page.goto(pageOrigin, { timeout: 20_000 })
     const waitFor = async (check: (state: PageState) => boolean, what: string) => {
