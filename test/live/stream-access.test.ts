@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream'
+import { SignJWT } from 'jose'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { buildApp, logRedaction } from '../../src/app.js'
@@ -116,6 +117,30 @@ describe('a stream ends when its credentials do', () => {
     await stream.waitForCount(1)
     await stream.waitForEnd(6000)
     expect(stream.events.at(-1)!.event).toBe('end')
+  })
+})
+
+describe('a stream opened with a JWT', () => {
+  it('ends when the JWT expires, as does one opened with a ticket it asked for', async () => {
+    const secret = 'live-stream-jwt-secret-0123456789abcdef'
+    const withJwt = await buildGuardedApp({
+      jwt: { key: { kind: 'secret', secret }, issuer: 'https://id.example.test', audience: 'jsondocs', scopesTemplate: [{ prefix: 'j:{sub}:', rights: ['read'] }] }
+    })
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('1').setIssuer('https://id.example.test')
+      .setAudience('jsondocs').setExpirationTime(Math.floor(Date.now() / 1000) + 3).sign(new TextEncoder().encode(secret))
+    const key = `j:1:${uniqueKey()}`
+    const ticket = await withJwt.inject({ method: 'POST', url: '/streams/tickets', headers: bearer(jwt), payload: { key } })
+    expect(ticket.statusCode).toBe(201)
+    expect(Date.parse(ticket.json().expiresAt)).toBeLessThanOrEqual(Date.now() + 3000)
+    const streams = [
+      await SseClient.open(withJwt, `/docs/${key}`, bearer(jwt)),
+      await SseClient.open(withJwt, `/docs/${key}?ticket=${ticket.json().ticket}`)
+    ]
+    for (const stream of streams) {
+      await stream.waitForCount(1)
+      await stream.waitForEnd(8000)
+      expect(stream.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the credentials expired' }) })
+    }
   })
 })
 
