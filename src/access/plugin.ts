@@ -36,6 +36,8 @@ export function declareRoutes (scope: FastifyInstance, rule: AccessRule): void {
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: AccessRule
+    /** The route answers live streams (text/event-stream): the one kind a stream ticket opens. */
+    liveStream?: boolean
   }
   interface FastifyRequest {
     /** What the request may do, as its credentials (or their absence) say; set before any route hook. */
@@ -222,7 +224,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
       return
     }
     const target = rule.target(request)
-    if (access.kind === 'scoped' && access.ticketKey !== undefined && (rule.right !== 'read' || target !== access.ticketKey)) {
+    if (access.kind === 'scoped' && access.ticketKey !== undefined &&
+      (rule.right !== 'read' || target !== access.ticketKey || request.routeOptions.config.liveStream !== true)) {
       return denied(reply, access, `The stream ticket opens live streams of ${JSON.stringify(access.ticketKey)} alone`)
     }
     if (!reaches(access, rule.right, target)) {

@@ -53,7 +53,8 @@ describe('a stream ticket', () => {
     await reconnect.waitForCount(1)
 
     // Another key, even one it starts, a read without a stream, a write, a listing: refused.
-    for (const url of [`/docs/${encodeURIComponent(key)}x?ticket=${ticket}`, `/docs/tk:${uniqueKey()}?ticket=${ticket}`]) {
+    for (const url of [`/docs/${encodeURIComponent(key)}x?ticket=${ticket}`, `/docs/tk:${uniqueKey()}?ticket=${ticket}`,
+      `/meta/${encodeURIComponent(key)}?ticket=${ticket}`, `/ttl/${encodeURIComponent(key)}?ticket=${ticket}`]) {
       const refused = await SseClient.open(app, url)
       await refused.waitForEnd()
       expect(refused.status).toBe(403)

@@ -48,7 +48,9 @@ function documentForm (app: FastifyInstance, form: DocumentForm, maxDepth: numbe
     return options
   }
 
-  app.get<{ Querystring: { jsonpath?: string } }>(url, { schema: schemas.read(form), config: READ_KEY, preHandler: answerRemembered(answers) },
+  app.get<{ Querystring: { jsonpath?: string } }>(url, {
+    schema: schemas.read(form), config: { ...READ_KEY, liveStream: true }, preHandler: answerRemembered(answers)
+  },
     async (request, reply) => {
       const address = addressOf(request, { namedLast: true })
       if (wantsEventStream(request)) return app.liveStreams.open(request, reply, address)
