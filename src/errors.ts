@@ -81,7 +81,7 @@ export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
 export const ServiceBusyError = define('DOCS_ERR_SERVICE_BUSY', '%s')
 export const NotReadyError = define('DOCS_ERR_NOT_READY', '%s')
 export const StreamsFullError = define('DOCS_ERR_STREAMS_FULL', '%s')
-export const StreamsOffError = define('DOCS_ERR_STREAMS_OFF', 'This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
+export const StreamsOffError = define('DOCS_ERR_STREAMS_OFF', '%s')
 export const RateLimitedError = define('DOCS_ERR_RATE_LIMITED', '%s')
 const LimitExceededError = define('DOCS_ERR_LIMIT_EXCEEDED', '%s')
 

@@ -3634,6 +3634,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Live streams are off */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Request not received in time */
             408: {
                 headers: {
@@ -3724,6 +3733,13 @@ export interface operations {
                 headers: {
                     /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Live streams are off */
+            406: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;

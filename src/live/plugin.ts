@@ -95,7 +95,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     },
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
-      if (events.maxLen === 0) throw new StreamsOffError()
+      if (events.maxLen === 0) throw new StreamsOffError('This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
       if (closing || open.size >= settings.max) {
         throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
       }

@@ -181,6 +181,12 @@ describe('the connection', () => {
     expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
   })
 
+  it('of a key prefix is not served yet: 406, not a listing', async () => {
+    const response = await get(app, '/docs?prefix=a', { accept: 'text/event-stream' })
+    expect(response.statusCode).toBe(406)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_STREAMS_OFF' })
+  })
+
   it('is refused when no events are recorded', async () => {
     const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000 } })
     const client = await SseClient.open(off, `/docs/${uniqueKey()}`)

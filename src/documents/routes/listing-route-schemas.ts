@@ -25,7 +25,7 @@ export const listSchema = {
   response: {
     200: jsonResponse('A page of keys', { $ref: 'DocumentPage#' },
       { headers: ['Link'], examples: { page: { keys: ['user:1', 'user:2'], cursor: null } } }),
-    ...problemResponses(400)
+    ...problemResponses(400, 406)
   }
 }
 

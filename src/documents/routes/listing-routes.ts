@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { denied } from '../../access/plugin.js'
 import { listingReach } from '../../access/scopes.js'
-import { BadRequestError } from '../../errors.js'
+import { BadRequestError, StreamsOffError } from '../../errors.js'
+import { wantsEventStream } from '../../live/sse.js'
 import type { ScanPosition } from '../store/index.js'
 import { onEachKey } from './access-rules.js'
 import { listSchema } from './listing-route-schemas.js'
@@ -14,6 +15,9 @@ export default async function listingRoutes (app: FastifyInstance) {
 
   app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema, config: onEachKey('read') }, async (request, reply) => {
     const { prefix, limit } = request.query
+    if (wantsEventStream(request)) {
+      throw new StreamsOffError('Live streams of a key prefix are not served yet: open a stream per document (see Live changes in the README)')
+    }
     // Only keys under a granted read prefix; the cursor stays bound to the listing's prefix.
     const reach = listingReach(request.access, prefix)
     if (reach === 'none') throw denied(reply, request.access, `The credentials' scopes give no "read" right on keys starting with ${JSON.stringify(prefix)}`)
