@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifySer
 import accessPlugin from './access/plugin.js'
 import { RateLimiter } from './access/rate-limit.js'
 import { tokenAnswerSchemas, tokenBodySchemas } from './access/route-schemas.js'
+import { ticketAnswerSchemas, ticketBodySchemas } from './live/ticket-route-schemas.js'
 import tokenRoutes from './access/routes.js'
 import type { AppConfig } from './config.js'
 import batchRoutes from './documents/routes/batch-routes.js'
@@ -41,11 +42,11 @@ import { indexAnswerSchemas, indexSchemaComponents } from './collections/indexes
 import indexRoutes from './collections/indexes/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...indexSchemaComponents, ...tokenBodySchemas]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...indexSchemaComponents, ...tokenBodySchemas, ...ticketBodySchemas]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
 const namedSchemas = [
   ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas,
-  ...tokenAnswerSchemas, ...indexAnswerSchemas
+  ...tokenAnswerSchemas, ...indexAnswerSchemas, ...ticketAnswerSchemas
 ]
 
 /** Headers that carry credentials, never written to a log line (pino's redact option). */

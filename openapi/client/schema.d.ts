@@ -860,6 +860,10 @@ export interface components {
             ttl?: number;
             label?: string;
         };
+        StreamTicketRequest: {
+            /** @description The document whose live streams the ticket opens */
+            key: string;
+        };
         /** @description `result` for one operation, `results` (in order) for a list: exactly one of them */
         OperationAnswer: {
             /** @description The result of the one operation: any JSON value */
@@ -999,6 +1003,16 @@ export interface components {
              * @description With `Prefer: count=exact`: how many documents match in all
              */
             count?: number;
+        };
+        /** @description A stream ticket: shown this once, stored only hashed */
+        StreamTicket: {
+            /** @description Pass as `?ticket=` on the stream's URL */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description When it stops opening streams
+             */
+            expiresAt: string;
         };
         ValidationError: {
             /**
@@ -6696,10 +6710,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description The document whose live streams the ticket opens */
-                    key: string;
-                };
+                "application/json": components["schemas"]["StreamTicketRequest"];
             };
         };
         responses: {
@@ -6709,15 +6720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Pass as `?ticket=` on the stream's URL */
-                        ticket: string;
-                        /**
-                         * Format: date-time
-                         * @description When it stops opening streams
-                         */
-                        expiresAt: string;
-                    };
+                    "application/json": components["schemas"]["StreamTicket"];
                 };
             };
             /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */

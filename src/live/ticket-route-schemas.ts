@@ -1,6 +1,31 @@
 import { jsonResponse, problemResponses } from '../openapi/components.js'
 import { keySchema } from '../documents/body-schemas.js'
 
+const ticketRequest = {
+  $id: 'StreamTicketRequest',
+  type: 'object',
+  properties: { key: { ...keySchema, description: 'The document whose live streams the ticket opens' } },
+  required: ['key'],
+  additionalProperties: false
+} as const
+
+const ticket = {
+  $id: 'StreamTicket',
+  type: 'object',
+  description: 'A stream ticket: shown this once, stored only hashed',
+  properties: {
+    ticket: { type: 'string', description: 'Pass as `?ticket=` on the stream\'s URL' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'When it stops opening streams' }
+  },
+  required: ['ticket', 'expiresAt'],
+  additionalProperties: false
+} as const
+
+/** Schemas request bodies reference by `$id`. */
+export const ticketBodySchemas = [ticketRequest]
+/** Schemas answers reference by `$id`. */
+export const ticketAnswerSchemas = [ticket]
+
 /** The route schema of POST /streams/tickets: it validates and becomes the OpenAPI operation. */
 export const ticketRouteSchemas = {
   create: {
@@ -11,22 +36,9 @@ export const ticketRouteSchemas = {
       '`GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone, for `STREAM_TICKET_TTL_MS` ' +
       '(reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when ' +
       'their token is revoked or they expire. The service never logs it.',
-    body: {
-      type: 'object',
-      properties: { key: { ...keySchema, description: 'The document whose live streams the ticket opens' } },
-      required: ['key'],
-      additionalProperties: false
-    },
+    body: { $ref: 'StreamTicketRequest#' },
     response: {
-      201: jsonResponse('The ticket', {
-        type: 'object',
-        properties: {
-          ticket: { type: 'string', description: 'Pass as `?ticket=` on the stream\'s URL' },
-          expiresAt: { type: 'string', format: 'date-time', description: 'When it stops opening streams' }
-        },
-        required: ['ticket', 'expiresAt'],
-        additionalProperties: false
-      }),
+      201: jsonResponse('The ticket', { $ref: 'StreamTicket#' }),
       ...problemResponses(400)
     }
   }

@@ -198,6 +198,12 @@ describe('the generated client', () => {
     expect((await client.DELETE('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(204)
   })
 
+  it('makes a stream ticket', async () => {
+    const made = await client.POST('/streams/tickets', { body: { key: 'user:1' } })
+    expect(made.response.status).toBe(201)
+    expect(made.data!.ticket).toMatch(/^jst\./)
+  })
+
   it('has called every operation of the description', () => {
     expect(described.length).toBeGreaterThan(30)
     expect(described.filter((operation) => !called.has(operation))).toEqual([])
