@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { SignJWT } from 'jose'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { whenDone } from '../helpers/cleanup.js'
 
@@ -22,4 +23,22 @@ export async function launchBrowser (): Promise<Browser> {
   })
   whenDone(() => browser.close())
   return browser
+}
+
+const ISSUER = 'https://id.example.test'
+
+/** JWT settings of an identity provider whose users read and write their own documents, under `users:<sub>:`. */
+export function usersJwt (secret: string) {
+  return {
+    key: { kind: 'secret' as const, secret },
+    issuer: ISSUER,
+    audience: 'jsondocs',
+    scopesTemplate: [{ prefix: 'users:{sub}:', rights: ['read' as const, 'write' as const] }]
+  }
+}
+
+/** A JWT for user `sub` of that provider, valid ten minutes. */
+export async function signIn (secret: string, sub: string): Promise<string> {
+  return await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuer(ISSUER)
+    .setAudience('jsondocs').setExpirationTime('10m').sign(new TextEncoder().encode(secret))
 }

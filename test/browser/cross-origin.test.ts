@@ -2,11 +2,10 @@
 import { build } from 'esbuild'
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
-import { launchBrowser, pageOriginPort } from './browser.js'
+import { launchBrowser, pageOriginPort, signIn, usersJwt } from './browser.js'
 
 const SECRET = 'browser-test-jwt-secret-0123456789abcdef'
 
@@ -28,17 +27,11 @@ describe('a browser app on another origin', () => {
       access: {
         anonymousScopes: [],
         open: false,
-        jwt: {
-          key: { kind: 'secret', secret: SECRET },
-          issuer: 'https://id.example.test',
-          audience: 'jsondocs',
-          scopesTemplate: [{ prefix: 'users:{sub}:', rights: ['read', 'write'] }]
-        }
+        jwt: usersJwt(SECRET)
       }
     })
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('42').setIssuer('https://id.example.test')
-      .setAudience('jsondocs').setExpirationTime('10m').sign(new TextEncoder().encode(SECRET))
+    const jwt = await signIn(SECRET, '42')
     const served = await servePageOn(pagePort, { baseUrl, jwt, key: 'users:42:notes', outside: 'users:43:notes' })
     expect(served).toBe(pageOrigin)
 

@@ -3,12 +3,11 @@ import { createServer } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { SignJWT } from 'jose'
 import type { Page } from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, operate, put } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
-import { launchBrowser, pageOriginPort } from './browser.js'
+import { launchBrowser, pageOriginPort, signIn, usersJwt } from './browser.js'
 
 const SECRET = 'browser-live-test-jwt-secret-0123456789ab'
 
@@ -79,20 +78,14 @@ describe('a browser app on another origin, live', () => {
         adminToken: 'live-browser-admin-token-0123456789abcdef',
         anonymousScopes: [],
         open: false,
-        jwt: {
-          key: { kind: 'secret', secret: SECRET },
-          issuer: 'https://id.example.test',
-          audience: 'jsondocs',
-          scopesTemplate: [{ prefix: 'users:{sub}:', rights: ['read', 'write'] }]
-        }
+        jwt: usersJwt(SECRET)
       }
     }, { crossCutting: [recordResumes] })
     const admin = { authorization: 'Bearer live-browser-admin-token-0123456789abcdef' }
     const sockets = new Set<Socket>()
     app.server.on('connection', (socket: Socket) => { sockets.add(socket); socket.once('close', () => sockets.delete(socket)) })
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 })
-    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('7').setIssuer('https://id.example.test')
-      .setAudience('jsondocs').setExpirationTime('10m').sign(new TextEncoder().encode(SECRET))
+    const jwt = await signIn(SECRET, '7')
     const key = `users:7:live-${Date.now()}`
     const url = `/docs/${encodeURIComponent(key)}`
     await put(app, url, { count: 0, items: [] }, admin)

@@ -230,6 +230,8 @@ describe('many instances', () => {
     const droppers = followers.map(async (follower) => {
       while (writing) {
         await new Promise((resolve) => setTimeout(resolve, 20 + random() * 80))
+        // A stream drops once it has started (its first event names where to resume from).
+        await until(() => follower.client.events.length > 0, 10_000, () => 'a stream never started')
         follower.client.close()
         catchUp(follower)
         const instance = instances[Math.floor(random() * 2)]!
