@@ -12,12 +12,12 @@ from urllib.parse import urlsplit
 
 from jsondocs_client import (
     AccessApi, ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
-    DocumentsApi, ExpiryApi, HealthApi, ListingApi, MetricsApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
+    DocumentsApi, ExpiryApi, HealthApi, ListingApi, LiveApi, MetricsApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
 )
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
     JsonPatchOperation, MultOperation, Operation, OperationBody, PopOperation, PushOperation, Scope, TestPatchOperation,
-    ToggleOperation, TokenRequest, TrimOperation
+    StreamTicketRequest, ToggleOperation, TokenRequest, TrimOperation
 )
 
 ETAG = re.compile(r'^"[0-9]+"$')
@@ -230,6 +230,12 @@ def tokens(api: AccessApi):
     problem('revoke again', lambda: api.revoke_token(created.data.id), 404, 'DOCS_ERR_NOT_FOUND')
 
 
+def stream_ticket(api: LiveApi):
+    ticket = api.create_stream_ticket_with_http_info(StreamTicketRequest(key='pyuser:1'))
+    expect('stream ticket', ticket.status_code, 201)
+    expect_that('ticket', ticket.data.ticket.startswith('jst.'), ticket.data.ticket)
+
+
 def main():
     admin_token = os.environ.get('JSONDOCS_ADMIN_TOKEN', '')
     if len(sys.argv) != 3 or not admin_token:
@@ -254,6 +260,7 @@ def main():
         served(documents_api, HealthApi(client), MetricsApi(client), OpenapiApi(client), anonymous)
         schemas(SchemasApi(client), documents_api)
         tokens(AccessApi(client))
+        stream_ticket(LiveApi(client))
     except Broken as broken:
         sys.exit(f'python client: {broken}')
     with open(sys.argv[2], 'w') as requests:
