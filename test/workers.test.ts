@@ -1,4 +1,3 @@
-import http from 'node:http'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,25 +5,11 @@ import { describe, expect, it } from 'vitest'
 import { whenDone } from './helpers/cleanup.js'
 import { eventually } from './helpers/local-redis.js'
 import { provisionLocalRedis } from './helpers/provision.js'
-import { processGone, redisPidOn, spawnService, whenGone } from './helpers/service-process.js'
+import { processGone, redisPidOn, sendOnce, spawnService, whenGone } from './helpers/service-process.js'
 
 const ADMIN_TOKEN = 'workers-test-admin-token-0123456789abcdef'
 
-interface Answer { status: number, headers: http.IncomingHttpHeaders, body: string }
-
-/** One request on a connection of its own, so that the primary hands each to the next worker. */
-function send (url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, { method, headers, agent: false }, (response) => {
-      let text = ''
-      response.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () =>
-        resolve({ status: response.statusCode!, headers: response.headers, body: text }))
-    })
-    request.setTimeout(5000, () => request.destroy(new Error(`${method} ${url} had no answer in 5 s`)))
-    request.on('error', reject)
-    request.end(body)
-  })
-}
+const send = sendOnce
 
 const json = { 'content-type': 'application/json' }
 

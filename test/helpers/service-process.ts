@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createClient } from 'redis'
@@ -68,4 +69,24 @@ export function processGone (pid: number): boolean {
 /** Polls until the process has ended, for at most timeoutMs. */
 export function whenGone (pid: number, timeoutMs = 5000): Promise<void> {
   return eventually(async () => processGone(pid), timeoutMs)
+}
+
+/** What sendOnce answers. */
+export interface Answer { status: number, headers: http.IncomingHttpHeaders, body: string }
+
+/**
+ * One request on a connection of its own (no agent, no keep-alive), so that a primary of WORKERS hands each
+ * to the next worker; refused after timeoutMs without an answer.
+ */
+export function sendOnce (url: string, method: string, headers: Record<string, string> = {}, body?: string, timeoutMs = 10_000): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, { method, headers, agent: false }, (response) => {
+      let text = ''
+      response.setEncoding('utf8').on('data', (chunk: string) => { text += chunk }).on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text }))
+    })
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`${method} ${url} had no answer in ${timeoutMs} ms`)))
+    request.on('error', reject)
+    request.end(body)
+  })
 }
