@@ -14,6 +14,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"jsondocs/generated-clients/jsondocs"
 )
@@ -42,6 +43,7 @@ func main() {
 	listingBatchesExpiry(client)
 	served(client, anonymous)
 	schemas(client)
+	queries(client)
 	tokens(client)
 	must(0, os.WriteFile(os.Args[2], []byte(strings.Join(rec.lines, "\n")+"\n"), 0o644))
 	fmt.Printf("go client: %d requests, every expectation met\n", len(rec.lines))
@@ -310,6 +312,74 @@ func schemas(c *jsondocs.ClientWithResponses) {
 	removed := must(c.DeleteSchemaWithResponse(ctx, collection, &jsondocs.DeleteSchemaParams{IfMatch: replaced.Headers200.ETag}))
 	expectStatus("remove schema", removed.HTTPResponse, 204)
 	expectStatus("removed", must(c.GetSchemaWithResponse(ctx, collection, &jsondocs.GetSchemaParams{})).HTTPResponse, 404)
+}
+
+func queries(c *jsondocs.ClientWithResponses) {
+	const collection = "goproducts"
+	for id, price := range []float64{9.5, 12, 4} {
+		var product any = map[string]any{"price": price, "tags": []string{"sale"}}
+		expectStatus("product", must(c.PutDocumentWithResponse(ctx, fmt.Sprintf("goproducts:%d", id+1), &jsondocs.PutDocumentParams{}, product)).HTTPResponse, 201)
+	}
+	fields := []jsondocs.IndexField{{Pointer: "/price", Type: "number", Sortable: ptr(true)}, {Pointer: "/tags", Type: "tag"}}
+	declared := must(c.PutIndexWithResponse(ctx, collection, jsondocs.IndexDefinition{Fields: fields}))
+	state := declared.JSON202
+	switch declared.HTTPResponse.StatusCode {
+	case 202:
+		expectEqual("declare index state", state.State, jsondocs.IndexStateState("building"))
+		expectEqual("declare index Location", *declared.Headers202.Location, "/collections/goproducts/index")
+	case 200:
+		state = declared.JSON200
+		expectEqual("declare index state", state.State, jsondocs.IndexStateState("ready"))
+	default:
+		fail("declare index: status %d, expected 200 or 202", declared.HTTPResponse.StatusCode)
+	}
+	expectEqual("declare index collection", state.Collection, collection)
+	expectJSON("declare index fields", state.Fields, `[{"pointer":"/price","type":"number","sortable":true},{"pointer":"/tags","type":"tag"}]`)
+
+	// The documents already there are indexed in the background: read the state until ready, bounded in time
+	// (at least once, whatever the declaration answered).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		read := must(c.GetIndexWithResponse(ctx, collection))
+		expectStatus("read index", read.HTTPResponse, 200)
+		if state = read.JSON200; state.State == "ready" {
+			break
+		}
+		if time.Now().After(deadline) {
+			fail("index not ready in 10 s: %s", must(json.Marshal(state)))
+		}
+	}
+	expectJSON("ready index", state, `{"collection":"goproducts","fields":[{"pointer":"/price","type":"number","sortable":true},{"pointer":"/tags","type":"tag"}],"state":"ready","progress":1,"documents":3,"failures":0}`)
+	expectStatus("HEAD index", must(c.HeadIndexWithResponse(ctx, collection)).HTTPResponse, 200)
+
+	desc := jsondocs.QuerySortOrder("desc")
+	found := must(c.QueryCollectionWithResponse(ctx, collection, &jsondocs.QueryCollectionParams{Prefer: ptr("count=exact")}, jsondocs.QueryRequest{
+		Filter: &map[string]any{"/tags": "sale", "/price": map[string]any{"$lt": 10}},
+		Sort:   &[]jsondocs.QuerySort{{Pointer: "/price", Order: &desc}},
+		Fields: &[]string{"/price"},
+		Limit:  ptr(int32(20)),
+	}))
+	expectStatus("query", found.HTTPResponse, 200)
+	expectEqual("Preference-Applied", *found.Headers200.PreferenceApplied, "count=exact")
+	var keys []string
+	var values []any
+	for _, item := range found.JSON200.Items {
+		if !etagPattern.MatchString(item.Etag) {
+			fail("query item ETag %q", item.Etag)
+		}
+		keys = append(keys, item.Key)
+		values = append(values, item.Value)
+	}
+	expectJSON("query keys", keys, `["goproducts:1","goproducts:3"]`)
+	expectJSON("query values", values, `[{"/price":9.5},{"/price":4}]`)
+	if found.JSON200.Cursor != nil {
+		fail("query cursor %q on the last page", *found.JSON200.Cursor)
+	}
+	expectEqual("query count", *found.JSON200.Count, int64(2))
+
+	expectStatus("remove index", must(c.DeleteIndexWithResponse(ctx, collection)).HTTPResponse, 204)
+	removed := must(c.GetIndexWithResponse(ctx, collection))
+	expectStatus("removed index", removed.HTTPResponse, 404)
+	expectProblem("removed index", removed.HTTPResponse, removed.ApplicationproblemJSON404, "DOCS_ERR_NOT_FOUND")
 }
 
 func tokens(c *jsondocs.ClientWithResponses) {

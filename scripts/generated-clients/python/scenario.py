@@ -8,11 +8,13 @@ on the first broken expectation.
 import os
 import re
 import sys
+import time
 from urllib.parse import urlsplit
 
 from jsondocs_client import (
     AccessApi, ApiClient, ApiException, BatchApi, BatchReadBody, BatchWriteBody, BatchWriteItem, CollectionSchema, Configuration,
-    DocumentsApi, ExpiryApi, HealthApi, ListingApi, LiveApi, MetricsApi, OpenapiApi, OperationsApi, SchemasApi, TtlBody
+    DocumentsApi, ExpiryApi, HealthApi, IndexDefinition, IndexField, ListingApi, LiveApi, MetricsApi, OpenapiApi, OperationsApi,
+    QueriesApi, QueryRequest, QuerySort, SchemasApi, TtlBody
 )
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
@@ -219,6 +221,44 @@ def schemas(api: SchemasApi, documents_api: DocumentsApi):
     problem('removed', lambda: api.get_schema(collection), 404, 'DOCS_ERR_NOT_FOUND')
 
 
+def queries(api: QueriesApi, documents_api: DocumentsApi):
+    collection = 'pyproducts'
+    for number, price in enumerate([9.5, 12, 4], start=1):
+        documents_api.put_document(f'pyproducts:{number}', {'price': price, 'tags': ['sale']})
+    fields = [{'pointer': '/price', 'type': 'number', 'sortable': True}, {'pointer': '/tags', 'type': 'tag'}]
+    declared = api.put_index_with_http_info(collection, IndexDefinition(fields=[IndexField(**field) for field in fields]))
+    expect_that('declare index status', declared.status_code in (200, 202), declared.status_code)
+    expect('declare index state', declared.data.state, 'building' if declared.status_code == 202 else 'ready')
+    if declared.status_code == 202:
+        expect('declare index Location', declared.headers['location'], '/collections/pyproducts/index')
+    expect('declare index', (declared.data.collection, declared.data.to_dict()['fields']), (collection, fields))
+
+    # The documents already there are indexed in the background: read the state until ready, bounded in time
+    # (at least once, whatever the declaration answered).
+    deadline = time.monotonic() + 10
+    while (state := api.get_index(collection)).state != 'ready':
+        expect_that('index ready in 10 s', time.monotonic() < deadline, state.to_json())
+        time.sleep(0.02)
+    expect('ready index', state.to_dict(),
+           {'collection': collection, 'fields': fields, 'state': 'ready', 'progress': 1, 'documents': 3, 'failures': 0})
+    expect('HEAD index', api.head_index_with_http_info(collection).status_code, 200)
+
+    found = api.query_collection_with_http_info(collection, QueryRequest(
+        filter={'/tags': 'sale', '/price': {'$lt': 10}}, sort=[QuerySort(pointer='/price', order='desc')], fields=['/price'], limit=20
+    ), prefer='count=exact')
+    expect('query', found.status_code, 200)
+    expect('Preference-Applied', found.headers['preference-applied'], 'count=exact')
+    page = found.data
+    expect('query items', [(item.key, item.value) for item in page.items],
+           [('pyproducts:1', {'/price': 9.5}), ('pyproducts:3', {'/price': 4})])
+    for item in page.items:
+        expect_that('query item ETag', ETAG.match(item.etag), item.etag)
+    expect('query cursor and count', (page.cursor, page.count), (None, 2))
+
+    expect('remove index', api.delete_index_with_http_info(collection).status_code, 204)
+    problem('removed index', lambda: api.get_index(collection), 404, 'DOCS_ERR_NOT_FOUND')
+
+
 def tokens(api: AccessApi):
     created = api.create_token_with_http_info(TokenRequest(scopes=[Scope(prefix='pyuser:', rights=['read'])], ttl=60, label='py reader'))
     expect('create token', created.status_code, 201)
@@ -259,6 +299,7 @@ def main():
         listing_batches_expiry(ListingApi(client), BatchApi(client), ExpiryApi(client))
         served(documents_api, HealthApi(client), MetricsApi(client), OpenapiApi(client), anonymous)
         schemas(SchemasApi(client), documents_api)
+        queries(QueriesApi(client), documents_api)
         tokens(AccessApi(client))
         stream_ticket(LiveApi(client))
     except Broken as broken:
