@@ -3,6 +3,7 @@ import createClient from 'openapi-fetch'
 import { describe, expect, it } from 'vitest'
 import type { paths } from '../../openapi/client/schema.js'
 import { buildTestApp } from '../helpers/app.js'
+import { eventually } from '../helpers/local-redis.js'
 
 /**
  * The client openapi-typescript generates from openapi/openapi.json, with openapi-fetch, against the
@@ -186,9 +187,7 @@ describe('the generated client', () => {
     const fields = [{ pointer: '/price', type: 'number' as const, sortable: true }, { pointer: '/tags', type: 'tag' as const }]
     const declared = await client.PUT('/collections/{collection}/index', { params: { path: { collection } }, body: { fields } })
     expect([200, 202]).toContain(declared.response.status)
-    for (let attempt = 0; attempt < 100; attempt++) {
-      if ((await client.GET('/collections/{collection}/index', { params: { path: { collection } } })).data?.state === 'ready') break
-    }
+    await eventually(async () => (await client.GET('/collections/{collection}/index', { params: { path: { collection } } })).data?.state === 'ready')
     expect((await client.HEAD('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(200)
     const found = await client.POST('/collections/{collection}/query', {
       params: { path: { collection }, header: { Prefer: 'count=exact' } },
