@@ -84,7 +84,7 @@ function summaryLine (index: number, total: number, row: RowResult): string {
 }
 
 async function run (options: RunOptions): Promise<{ result: RunResult, out: string }> {
-  const scenarios = selectRows(allScenarios(), options)
+  const scenarios = selectRows(allScenarios({ smoke: options.smoke }), options)
   const total = scenarios.reduce((n, scenario) => n + scenario.rows.length, 0)
   if (total === 0) throw new Error('no row matches --only')
   const targets = new Set(scenarios.flatMap((scenario) => scenario.rows.map((row) => row.target)))

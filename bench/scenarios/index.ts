@@ -12,8 +12,8 @@ import type { Scenario } from './scenario.js'
 import { sizeSweepScenario } from './size-sweep.js'
 import { soakScenario } from './soak.js'
 
-/** Every workload family, in the order a run measures them. */
-export function allScenarios (): Scenario[] {
+/** Every workload family, in the order a run measures them; a smoke run's fixtures are small. */
+export function allScenarios ({ smoke = false }: { smoke?: boolean } = {}): Scenario[] {
   return [
     ceiling(),
     emptyStringScenario(),
@@ -25,7 +25,7 @@ export function allScenarios (): Scenario[] {
     floorScenario(),
     sizeSweepScenario(),
     cachedReadsScenario(),
-    queriesScenario(),
+    queriesScenario(smoke ? 2000 : undefined),
     soakScenario(),
     ceilingAgain()
   ]

@@ -3,6 +3,7 @@ import { docPath, type Scenario } from './scenario.js'
 
 const family = 'queries'
 const COLLECTION = 'bench-q'
+/** The collection's size in a measured run; a smoke run writes a small one. */
 const DOCUMENTS = 100_000
 const STATUSES = 1000
 /** The collection's first index generation, under the service's KEY_PREFIX (the runner prefixes it). */
@@ -15,10 +16,10 @@ const documentOf = (index: number) => ({ status: `s${index % STATUSES}`, total: 
 
 const sorted = { filter: { '/total': { $gte: 0 } }, sort: [{ pointer: '/total', order: 'desc' }] }
 
-/** Writes the collection in batches, declares its index and waits until it is ready. */
-async function prepare (url: string, headers: Record<string, string>): Promise<void> {
-  for (let from = 0; from < DOCUMENTS; from += 500) {
-    const items = Array.from({ length: Math.min(500, DOCUMENTS - from) }, (_, offset) => ({ key: keyOf(from + offset), value: documentOf(from + offset) }))
+/** Writes a collection of `documents` in batches, declares its index and waits until it is ready. */
+async function prepare (documents: number, url: string, headers: Record<string, string>): Promise<void> {
+  for (let from = 0; from < documents; from += 500) {
+    const items = Array.from({ length: Math.min(500, documents - from) }, (_, offset) => ({ key: keyOf(from + offset), value: documentOf(from + offset) }))
     const response = await fetch(`${url}/batch/write`, { method: 'POST', body: JSON.stringify({ items }), headers: { ...headers, ...JSON_BODY } })
     if (!response.ok) throw new Error(`writing the query fixtures answered ${response.status}: ${await response.text()}`)
   }
@@ -42,10 +43,10 @@ function queryRequest (body: unknown, headers: Record<string, string> = {}) {
  * deep page by offset, the way one pages without a cursor); then writes to an indexed collection beside
  * writes to an unindexed one.
  */
-export function queriesScenario (): Scenario {
-  const deep = DOCUMENTS / 2
-  // Sorted by total descending, the document at position `deep` is the one whose total is (DOCUMENTS - deep - 1) / 2.
-  const lastBefore = DOCUMENTS - deep
+export function queriesScenario (documents = DOCUMENTS): Scenario {
+  const deep = documents / 2
+  // Sorted by total descending, the document at position `deep` is the one whose total is (documents - deep - 1) / 2.
+  const lastBefore = documents - deep
   const cursor = encodeCursor(queryDigest(COLLECTION, sorted.filter, ['/total', 'desc']), { key: keyOf(lastBefore), value: lastBefore / 2 })
   const write = (name: string, key: string, title: string) => ({
     id: `${family}/${name}`,
@@ -58,9 +59,9 @@ export function queriesScenario (): Scenario {
   })
   return {
     family,
-    title: 'Queries on a 100k-document collection',
+    title: `Queries on a ${documents.toLocaleString('en')}-document collection`,
     documents: {},
-    prepare,
+    prepare: (url, headers) => prepare(documents, url, headers),
     rows: [
       {
         id: `${family}/selective`, family, title: 'POST /collections/{c}/query {"/status":"s17"} (100 matches), limit 20',
