@@ -100,7 +100,8 @@ describe('reads served from the client-side cache', () => {
     expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
   })
 
-  it('are dropped with a lost connection: nothing changed meanwhile is served stale', async () => {
+  // Client ids are per node: on a cluster the id read and the connection killed could be on two nodes.
+  it.skipIf(app.redis.isCluster)('are dropped with a lost connection: nothing changed meanwhile is served stale', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { v: 'before' })
     await cachedRead(app, `/docs/${key}/v`)
