@@ -2,13 +2,14 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Files that never use the suite's Redis: each starts Redis servers (or a cluster) of its own, to stop,
- * pause, kill or upgrade them. On a cluster run (TEST_REDIS=cluster) they would only repeat the single
- * run, so they run there alone.
+ * pause, kill, upgrade or slow-log them (the abuse rig). On a cluster run (TEST_REDIS=cluster) they would
+ * only repeat the single run, so they run there alone.
  */
 const ownRedisOnly = [
   'test/server.test.ts', 'test/server-crashes.test.ts', 'test/workers.test.ts', 'test/upgrade.test.ts',
   'test/redis/local-server.test.ts', 'test/redis/local-cluster.test.ts', 'test/redis/cluster-failover.test.ts',
-  'test/redis/connection-watch.test.ts', 'test/redis/availability.test.ts'
+  'test/redis/connection-watch.test.ts', 'test/redis/availability.test.ts', 'test/redis/probe.test.ts',
+  'test/abuse/**'
 ]
 
 export default defineConfig({
