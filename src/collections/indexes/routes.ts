@@ -48,7 +48,8 @@ export default async function indexRoutes (app: FastifyInstance) {
     })
 
   // The read right is checked on each document: only those under the caller's read scopes are found or counted.
-  async function answerQuery (request: FastifyRequest<{ Params: CollectionParams }>, reply: FastifyReply, query: QuerySource) {
+  // The query is read (queryOf) once the caller may read some of the collection: one who may not is 403, whatever it says.
+  async function answerQuery (request: FastifyRequest<{ Params: CollectionParams }>, reply: FastifyReply, queryOf: () => QuerySource) {
     const collection = collectionOf(request)
     const reach = listingReach(request.access, collection + separator)
     if (reach === 'none') {
@@ -59,13 +60,13 @@ export default async function indexRoutes (app: FastifyInstance) {
       throw denied(reply, request.access, `On a Redis Cluster, a query needs the "read" right on the whole collection ${JSON.stringify(collection)}`)
     }
     const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
-    const answer = await queries.run(collection, query, { ...(reach === 'all' ? {} : { readable: reach }), count })
+    const answer = await queries.run(collection, queryOf(), { ...(reach === 'all' ? {} : { readable: reach }), count })
     if (count) reply.header('Preference-Applied', 'count=exact')
     return reply.type('application/json').send(answer.text)
   }
 
   app.post<{ Params: CollectionParams, Body: QueryRequest }>('/collections/:collection/query', { schema: schemas.query, config: { access: { right: 'read' } } },
-    async (request, reply) => answerQuery(request, reply, request.body))
+    async (request, reply) => answerQuery(request, reply, () => request.body))
 
   app.get<{ Params: CollectionParams, Querystring: ShortQueryString }>('/collections/:collection/query', {
     schema: schemas.shortQuery,
@@ -76,5 +77,5 @@ export default async function indexRoutes (app: FastifyInstance) {
         throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to /collections/{collection}/query`)
       }
     }
-  }, async (request, reply) => answerQuery(request, reply, shortQueryOf(request.query)))
+  }, async (request, reply) => answerQuery(request, reply, () => shortQueryOf(request.query)))
 }

@@ -109,6 +109,7 @@ describe('query access on any Redis', () => {
     expectForbidden(await query(app, 'users', { filter: { '/status': 'open' } }, bearer(token)))
     expectUnauthorized(await query(app, 'users', { filter: { '/status': 'open' } }), false)
     expectForbidden(await shortQuery(app, 'users', [['/status', 'open']], bearer(token)))
+    expectForbidden(await shortQuery(app, 'users', [['/price', 'ten'], ['limt', '5']], bearer(token)))
     expectUnauthorized(await shortQuery(app, 'users', [['/status', 'open']]), false)
   })
 
