@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, put } from '../../helpers/app.js'
+import { buildTestApp, overSocket, put } from '../../helpers/app.js'
 import { indexReady, query, shortQuery, type Page } from './helpers.js'
 
 const app = await buildTestApp()
@@ -170,6 +170,19 @@ describe('refusals are problems naming the parameter', () => {
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
     const problem = response.json()
     expect(problem.detail + JSON.stringify(problem.errors ?? ''), search.slice(0, 80)).toMatch(detail)
+  })
+
+  it('over a real socket, a URL past 16 KiB is 414 and one past the HTTP parser\'s bound 431, each a problem', async () => {
+    for (const [length, status, code] of [[20 * 1024, 414, 'DOCS_ERR_URI_TOO_LONG'], [70 * 1024, 431, 'DOCS_ERR_HEADERS_TOO_LARGE']] as const) {
+      const response = await overSocket(app, 'GET', `/collections/orders/query?/status=${'a'.repeat(length)}`)
+      expect(response.statusCode).toBe(status)
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(response.json()).toMatchObject({ code })
+    }
+    const many = Array.from({ length: 1000 }, (_, index) => `/p${index}=a`).join('&')
+    const response = await overSocket(app, 'GET', `/collections/orders/query?${many}`)
+    expect(response.statusCode).toBe(400)
+    expect(response.json().detail).toMatch(/at most 100 conditions/)
   })
 
   it('404 without an index', async () => {
