@@ -6,7 +6,7 @@ import { collectionRoute, type CollectionParams } from '../collection-route.js'
 import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
 import type { QueryRequest, QuerySource } from './queries.js'
 import { indexRouteSchemas, MAX_QUERY_URL_BYTES } from './route-schemas.js'
-import { shortQueryOf, type ShortQueryString } from './short-query.js'
+import { checkPercentEncoding, shortQueryOf, type ShortQueryString } from './short-query.js'
 import type { IndexState } from './storage.js'
 
 /** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query` (POST, and its short GET form). */
@@ -76,6 +76,8 @@ export default async function indexRoutes (app: FastifyInstance) {
       if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
         throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to /collections/{collection}/query`)
       }
+      const search = request.url.indexOf('?')
+      if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
     }
   }, async (request, reply) => answerQuery(request, reply, () => shortQueryOf(request.query)))
 }

@@ -99,6 +99,27 @@ function typedValue (parameter: string, field: IndexField | undefined, operator:
   return text
 }
 
+/**
+ * 400 naming the first parameter of a raw query string whose percent-encoding is not UTF-8: the query
+ * string's parser would keep such text as it is, and the form takes no value it has to guess at.
+ */
+export function checkPercentEncoding (search: string): void {
+  for (const part of search.split('&')) {
+    if (decoded(part) !== undefined) continue
+    const name = part.split('=', 1)[0]!
+    fail(decoded(name) ?? name, 'bad percent-encoding (each % starts a byte %XX, and the bytes spell UTF-8)')
+  }
+}
+
+/** Form-encoded text decoded (`+` a space), or undefined when its percent-encoding is not UTF-8. */
+function decoded (text: string): string | undefined {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '))
+  } catch {
+    return undefined
+  }
+}
+
 /** Reads the query string; 400 naming any parameter it cannot take. */
 export function shortQueryOf (query: ShortQueryString): ShortQuery {
   const conditions: Array<[string, Condition[]]> = []

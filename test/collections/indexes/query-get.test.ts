@@ -158,6 +158,8 @@ describe('refusals are problems naming the parameter', () => {
     ['fields=' + Array(17).fill('/x').join(','), 400, /fields: at most 16 pointers/],
     ['fields=nope', 400, /fields\/0: "nope" is not a JSON Pointer/],
     ['/status=open&cursor=garbage', 400, /cursor is not one this query issued/],
+    ['/status=%ZZ', 400, /Query parameter "\/status": bad percent-encoding/],
+    ['/status=%E0%A4%A', 400, /Query parameter "\/status": bad percent-encoding/],
     ['/status=in:a\\b', 400, /Query parameter "\/status": in a list, a backslash/],
     ['/status=' + Array(101).fill('a').join('&/status='), 400, /querystring\/~1status must NOT have more than 100 items/],
     ['/status=a&' + Array.from({ length: 100 }, (_, index) => `/p${index}=a`).join('&'), 400, /Query parameter "\/p99": a query string holds at most 100 conditions/],

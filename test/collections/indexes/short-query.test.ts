@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { indexFieldsOf } from '../../../src/collections/indexes/definition.js'
 import { compileFilter } from '../../../src/collections/indexes/filter.js'
-import { listOf, MAX_SHORT_CONDITIONS, shortQueryOf, type ShortQueryString } from '../../../src/collections/indexes/short-query.js'
+import { checkPercentEncoding, listOf, MAX_SHORT_CONDITIONS, shortQueryOf, type ShortQueryString } from '../../../src/collections/indexes/short-query.js'
 
 const fields = indexFieldsOf({
   fields: [{ pointer: '/s', type: 'tag' }, { pointer: '/n', type: 'number' }, { pointer: '/t', type: 'text' }, { pointer: '/b', type: 'boolean' },
@@ -89,5 +89,15 @@ describe('the short form refuses, naming the parameter', () => {
     expect(() => compiled({ '/s': ['a', 'prefix:ab', 'prefix:a'] })).toThrow(/^Query parameter "\/s" \(prefix:\): takes a prefix/)
     expect(() => compiled({ '/t': ['x'] })).toThrow(/^Query parameter "\/t" \(eq:\): a text field takes \$text/)
     expect(() => compiled({ '/a~1b': ['a\u001fb'] })).toThrow(/^Query parameter "\/a~1b" \(eq:\): takes no string holding U\+001F/)
+  })
+})
+
+describe('percent-encoding', () => {
+  it('takes UTF-8 percent-encoding and refuses the rest, naming the parameter', () => {
+    for (const search of ['', '/s=%E6%97%A5&limit=2', '/s=a+b', '%2Fs=%25', '/s', 'a=&b']) expect(() => checkPercentEncoding(search), search).not.toThrow()
+    expect(() => checkPercentEncoding('/s=%ZZ')).toThrow(/Query parameter "\/s": bad percent-encoding/)
+    expect(() => checkPercentEncoding('limit=1&%2Fs=%E0%A4%A')).toThrow(/Query parameter "\/s": bad percent-encoding/)
+    expect(() => checkPercentEncoding('/s=%FF')).toThrow(/"\/s": bad percent-encoding/)
+    expect(() => checkPercentEncoding('%ZZ=1')).toThrow(/Query parameter "%ZZ": bad percent-encoding/)
   })
 })
