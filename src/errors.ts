@@ -25,6 +25,7 @@ export const problemTypes = {
   DOCS_ERR_INDEX_BUILDING: { status: 409, title: 'Index not built yet' },
   DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  DOCS_ERR_URI_TOO_LONG: { status: 414, title: 'Request target too long' },
   DOCS_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   DOCS_ERR_UNSTORABLE_JSON: { status: 422, title: 'JSON value cannot be stored' },
   DOCS_ERR_UNADDRESSABLE: { status: 422, title: 'Location cannot be addressed in RedisJSON' },
@@ -67,6 +68,7 @@ export const WrongTypeError = define('DOCS_ERR_WRONG_TYPE', 'Key %s holds a Redi
 export const IndexBuildingError = define('DOCS_ERR_INDEX_BUILDING', '%s')
 export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%s')
 export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
+export const UriTooLongError = define('DOCS_ERR_URI_TOO_LONG', '%s')
 export const UnsupportedMediaTypeError = define('DOCS_ERR_UNSUPPORTED_MEDIA_TYPE', '%s')
 export const UnstorableJsonError = define('DOCS_ERR_UNSTORABLE_JSON', '%s')
 export const InvalidSchemaError = define('DOCS_ERR_INVALID_SCHEMA', '%s')

@@ -69,6 +69,12 @@ export function queriesScenario (documents = DOCUMENTS): Scenario {
         direct: { key: INDEX, args: ['FT.SEARCH', '@f0:{$v}', 'LIMIT', '0', '20', 'PARAMS', '2', 'v', 's17', 'DIALECT', '2'], title: 'FT.SEARCH {index} @status:{$v} LIMIT 0 20' },
         target: 'service', kind: 'read'
       },
+      {
+        id: `${family}/selective-get`, family, title: 'GET /collections/{c}/query?/status=s17&limit=20 (the short form of the row above)',
+        requests: [{ method: 'GET' as const, path: `/collections/${COLLECTION}/query?/status=s17&limit=20` }],
+        direct: { key: INDEX, args: ['FT.SEARCH', '@f0:{$v}', 'LIMIT', '0', '20', 'PARAMS', '2', 'v', 's17', 'DIALECT', '2'], title: 'FT.SEARCH {index} @status:{$v} LIMIT 0 20' },
+        target: 'service', kind: 'read'
+      },
       // A pass over all 100k matches each: two at a time, or 16 queue past REDIS_TIMEOUT_MS (503).
       {
         id: `${family}/sorted-page`, family, title: 'POST /collections/{c}/query sorted by /total desc, limit 20',

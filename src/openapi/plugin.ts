@@ -81,6 +81,7 @@ function addCommonProblems (route: RouteOptions): void {
 
 type RouteSchema = Parameters<SwaggerTransform>[0]['schema'] & {
   params?: { properties?: Record<string, unknown> }
+  querystring?: { properties?: Record<string, unknown>, patternProperties?: Record<string, { title: string, description?: string, items?: object }> }
   response?: Record<string, { description?: string, headers?: object }>
 }
 
@@ -92,12 +93,27 @@ function renameWildcard (schema: RouteSchema): RouteSchema {
 }
 
 /**
- * Fastify's wildcard parameter `*` becomes the `{pointer}` template, and HEAD (which fastify derives
+ * Query parameters named by a pattern (in the GET form of a query, one per pointer) cannot be listed one by
+ * one: each pattern becomes an object parameter named by its `title`, whose members are the parameters
+ * (a query parameter's default style, form with explode, sends an object so).
+ */
+function nameQueryPatterns (schema: RouteSchema): RouteSchema {
+  const query = schema.querystring
+  if (!query?.patternProperties) return schema
+  const { patternProperties, ...others } = query
+  const named = Object.fromEntries(Object.entries(patternProperties).map(([pattern, { title, description, items }]) =>
+    [title, { type: 'object', ...(description ? { description } : {}), propertyNames: { pattern }, additionalProperties: items ?? {} }]))
+  return { ...schema, querystring: { ...others, properties: { ...others.properties, ...named } } }
+}
+
+/**
+ * Fastify's wildcard parameter `*` becomes the `{pointer}` template, pattern-named query parameters one
+ * object parameter, and HEAD (which fastify derives
  * from GET) gets its own operationId and answers without bodies.
  */
 const describeRoute: SwaggerTransform = ({ schema: routeSchema, url, route }) => {
   const templated = url.endsWith('*') ? url.slice(0, -1) + '{pointer}' : url
-  const schema = routeSchema && renameWildcard(routeSchema as RouteSchema) as typeof routeSchema
+  const schema = routeSchema && nameQueryPatterns(renameWildcard(routeSchema as RouteSchema)) as typeof routeSchema
   if (route.method !== 'HEAD' || !schema) return { schema, url: templated }
   const source = schema as RouteSchema
   const response = Object.fromEntries(Object.entries(source.response ?? {}).map(([status, answer]) =>

@@ -194,6 +194,13 @@ describe('the generated client', () => {
       body: { filter: { '/tags': 'sale', '/price': { $lt: 10 } }, sort: [{ pointer: '/price', order: 'desc' }], fields: ['/price'], limit: 20 }
     })
     expect(found.data).toMatchObject({ items: [{ key: 'products:1', value: { '/price': 9.5 } }, { key: 'products:3', value: { '/price': 4 } }], cursor: null, count: 2 })
+    // The description's `conditions` is an object parameter in the style OpenAPI gives query parameters by default: form, exploded.
+    const short = {
+      params: { path: { collection }, header: { Prefer: 'count=exact' }, query: { conditions: { '/tags': 'sale', '/price': 'lt:10' }, sort: '-/price', fields: '/price', limit: 20 } },
+      querySerializer: { object: { style: 'form', explode: true } }
+    } as const
+    expect((await client.GET('/collections/{collection}/query', short)).data).toEqual(found.data)
+    expect((await client.HEAD('/collections/{collection}/query', short)).response.status).toBe(200)
     expect((await client.DELETE('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(204)
   })
 

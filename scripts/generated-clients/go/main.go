@@ -376,6 +376,23 @@ func queries(c *jsondocs.ClientWithResponses) {
 	}
 	expectEqual("query count", *found.JSON200.Count, int64(2))
 
+	// The short GET form of the same query: its pointer parameters are the conditions map, sent form-exploded.
+	short := &jsondocs.GetCollectionQueryParams{
+		Conditions: &map[string]string{"/tags": "sale", "/price": "lt:10"},
+		Sort:       ptr("-/price"),
+		Fields:     ptr("/price"),
+		Limit:      ptr(int32(20)),
+		Prefer:     ptr("count=exact"),
+	}
+	shortFound := must(c.GetCollectionQueryWithResponse(ctx, collection, short))
+	expectStatus("short query", shortFound.HTTPResponse, 200)
+	expectEqual("short query Preference-Applied", *shortFound.Headers200.PreferenceApplied, "count=exact")
+	expectJSON("short query page", shortFound.JSON200, string(must(json.Marshal(found.JSON200))))
+	shortHead := must(c.HeadCollectionQueryWithResponse(ctx, collection, &jsondocs.HeadCollectionQueryParams{
+		Conditions: short.Conditions, Sort: short.Sort, Fields: short.Fields, Limit: short.Limit,
+	}))
+	expectStatus("HEAD short query", shortHead.HTTPResponse, 200)
+
 	expectStatus("remove index", must(c.DeleteIndexWithResponse(ctx, collection)).HTTPResponse, 204)
 	removed := must(c.GetIndexWithResponse(ctx, collection))
 	expectStatus("removed index", removed.HTTPResponse, 404)

@@ -42,8 +42,14 @@ function isPlainObject (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** Compiles a filter against the index's fields; 400 naming the place of anything wrong. */
-export function compileFilter (filter: unknown, fields: readonly IndexField[]): CompiledFilter {
+/** Where the filter's places are by default: `filter/~1price/$gt`. */
+const inFilter = (at: string) => `filter${at}`
+
+/**
+ * Compiles a filter against the index's fields; 400 naming the place of anything wrong, a JSON Pointer
+ * into the filter that `placeName` words (the short GET form names its query parameters instead).
+ */
+export function compileFilter (filter: unknown, fields: readonly IndexField[], placeName: (at: string) => string = inFilter): CompiledFilter {
   const byPointer = new Map(fields.map((field) => [field.pointer, field]))
   const params: string[] = []
   let nodes = 0
@@ -55,7 +61,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[]): 
   }
 
   function fail (at: string, detail: string): never {
-    throw new BadRequestError(`filter${at}: ${detail}`)
+    throw new BadRequestError(`${placeName(at)}: ${detail}`)
   }
 
   function compile (value: unknown, at: string, depth: number): Node {

@@ -5,6 +5,7 @@ import type { BatchReadItem, DocumentStore } from '../../documents/store/index.j
 import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
 import { compileFilter } from './filter.js'
 import type { QueryPlan, QueryRunner } from './query.js'
+import type { ShortQuery } from './short-query.js'
 import { isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
 
 /** A query as its body says it. */
@@ -16,8 +17,13 @@ export interface QueryRequest {
   cursor?: string
 }
 
+/** A query as either form says it: the POST body, or the GET form's query string read. */
+export type QuerySource = QueryRequest | ShortQuery
+
 export const DEFAULT_LIMIT = 20
 export const MAX_LIMIT = 100
+/** Most pointers a query's `fields` names. */
+export const MAX_FIELDS = 16
 
 /** What a query answers, its items as JSON text read from RedisJSON. */
 export interface QueryAnswer {
@@ -38,8 +44,10 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
     return index
   }
 
-  function planOf (index: ActiveIndex, collection: string, request: QueryRequest, readable: string[] | undefined): QueryPlan {
-    const filter = compileFilter(request.filter ?? {}, index.fields)
+  function planOf (index: ActiveIndex, collection: string, request: QuerySource, readable: string[] | undefined): QueryPlan {
+    // The GET form's filter is the one its POST form would send, so both compile, run and digest alike.
+    const asked = 'filterOf' in request ? request.filterOf(index.fields) : request.filter
+    const filter = compileFilter(asked ?? {}, index.fields, 'filterOf' in request ? request.placeName : undefined)
     let sort: QueryPlan['sort']
     const [first] = request.sort ?? []
     if (first !== undefined) {
@@ -49,7 +57,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       if (!field.sortable) throw new BadRequestError(`sort/0/pointer: the field ${JSON.stringify(field.pointer)} is not sortable in the collection's index`)
       sort = { field, order: first.order ?? 'asc' }
     }
-    const digest = queryDigest(collection, request.filter, sort === undefined ? [] : [sort.field.pointer, sort.order])
+    const digest = queryDigest(collection, asked, sort === undefined ? [] : [sort.field.pointer, sort.order])
     const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, digest)
     if (after?.value !== undefined && (sort === undefined || typeof after.value !== (sort.field.type === 'number' ? 'number' : 'string'))) {
       throw new BadRequestError('The cursor is not one this query issued')
@@ -72,7 +80,8 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
   }
 
   return {
-    async run (collection: string, request: QueryRequest, { readable, count }: { readable?: string[], count: boolean }): Promise<QueryAnswer> {
+    async run (collection: string, request: QuerySource, { readable, count }: { readable?: string[], count: boolean }): Promise<QueryAnswer> {
+      if ((request.fields?.length ?? 0) > MAX_FIELDS) throw new BadRequestError(`fields: at most ${MAX_FIELDS} pointers`)
       const projection = (request.fields ?? []).map((pointer, position) => {
         const tokens = parsePointer(pointer)
         if (tokens === undefined) throw new BadRequestError(`fields/${position}: ${JSON.stringify(pointer)} is not a JSON Pointer`)

@@ -1,7 +1,8 @@
 import { emptyResponse, jsonResponse, problemResponses } from '../../openapi/components.js'
 import { collectionParams } from '../schema-route-schemas.js'
 import { FIELD_TYPES, MAX_INDEX_FIELDS } from './definition.js'
-import { DEFAULT_LIMIT, MAX_LIMIT } from './queries.js'
+import { DEFAULT_LIMIT, MAX_FIELDS, MAX_LIMIT } from './queries.js'
+import { MAX_SHORT_CONDITIONS } from './short-query.js'
 
 /** Route schemas of `/collections/{collection}/index` and `/query`: each validates and becomes an OpenAPI operation. */
 
@@ -69,6 +70,12 @@ const queryItem = {
   required: ['key', 'etag', 'value']
 } as const
 
+const limit = {
+  type: 'integer', format: 'int32', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT,
+  description: '0 answers no items: with `Prefer: count=exact`, only the count'
+} as const
+const cursor = { type: 'string', maxLength: 4096, description: 'The `cursor` of the previous page of the same query' } as const
+
 const queryRequest = {
   $id: 'QueryRequest',
   type: 'object',
@@ -86,11 +93,50 @@ const queryRequest = {
       items: { $ref: 'QuerySort#' },
       description: 'One sortable field; ties, and the order without a sort, go by key'
     },
-    fields: { type: 'array', maxItems: 16, items: pointer, description: 'Answer these pointers of each document rather than the whole' },
-    limit: { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: '0 answers no items: with `Prefer: count=exact`, only the count' },
-    cursor: { type: 'string', maxLength: 4096, description: 'The `cursor` of the previous page of the same query' }
+    fields: { type: 'array', maxItems: MAX_FIELDS, items: pointer, description: 'Answer these pointers of each document rather than the whole' },
+    limit,
+    cursor
   },
   additionalProperties: false
+} as const
+
+/** Longest request target the GET form of a query takes: a longer query is POSTed. */
+export const MAX_QUERY_URL_BYTES = 16 * 1024
+
+/**
+ * The GET form's query string. Its pointer parameters cannot be named one by one: they are a pattern, which
+ * the description renders as one form-exploded object parameter named by the pattern's `title`.
+ */
+const shortQueryString = {
+  type: 'object',
+  properties: {
+    sort: {
+      type: 'string',
+      maxLength: 1025,
+      description: 'A sortable field\'s pointer, `-` before it for a descending order (`sort=-/total`); ties, and the order without a sort, go by key'
+    },
+    fields: {
+      type: 'string',
+      maxLength: MAX_QUERY_URL_BYTES,
+      description: `Answer these pointers (at most ${MAX_FIELDS}) of each document rather than the whole, separated by commas: ` +
+        '`fields=/title,/total` (`\\,` is a comma in a pointer, `\\\\` a backslash)'
+    },
+    limit,
+    cursor
+  },
+  patternProperties: {
+    '^/': {
+      title: 'conditions',
+      type: 'array',
+      maxItems: MAX_SHORT_CONDITIONS,
+      items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
+      description: 'Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` ' +
+        '(equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` ' +
+        '(`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field\'s type: a tag or text ' +
+        'field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given ' +
+        'several times. See Queries in the README'
+    }
+  }
 } as const
 
 const queryPage = {
@@ -117,6 +163,9 @@ const stateExample = {
   documents: 1200,
   failures: 0
 }
+
+const queryHeaders = { type: 'object', properties: { Prefer: { type: 'string', description: 'RFC 7240: `count=exact` adds `count` to the answer' } } } as const
+const pageExample = { items: [{ key: 'orders:17', etag: '"3"', value: { status: 'open', total: 12.5 } }], cursor: null, count: 1 }
 
 export function indexRouteSchemas (separator: string) {
   const params = collectionParams(separator)
@@ -162,14 +211,28 @@ export function indexRouteSchemas (separator: string) {
         'answered or counted.',
       params,
       querystring: noQuery,
-      headers: { type: 'object', properties: { Prefer: { type: 'string', description: 'RFC 7240: `count=exact` adds `count` to the answer' } } },
+      headers: queryHeaders,
       body: { $ref: 'QueryRequest#' },
       response: {
-        200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, {
-          headers: ['Preference-Applied'],
-          examples: { page: { items: [{ key: 'orders:17', etag: '"3"', value: { status: 'open', total: 12.5 } }], cursor: null, count: 1 } }
-        }),
+        200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, { headers: ['Preference-Applied'], examples: { page: pageExample } }),
         ...problemResponses(400, 404, 409, 422)
+      }
+    },
+    shortQuery: {
+      operationId: 'getCollectionQuery',
+      tags: ['queries'],
+      summary: 'Find documents of a collection by what they contain, in a URL',
+      description: 'The short form of `POST /collections/{collection}/query` for filters whose conditions all hold: ' +
+        '`?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query ' +
+        'would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and ' +
+        'cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL ' +
+        `longer than ${MAX_QUERY_URL_BYTES} bytes (414).`,
+      params,
+      querystring: shortQueryString,
+      headers: queryHeaders,
+      response: {
+        200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, { headers: ['Preference-Applied'], examples: { page: pageExample } }),
+        ...problemResponses(400, 404, 409, 414, 422)
       }
     }
   }

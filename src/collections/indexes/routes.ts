@@ -1,14 +1,15 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { denied } from '../../access/plugin.js'
 import { listingReach } from '../../access/scopes.js'
-import { BadRequestError, NotFoundError } from '../../errors.js'
+import { BadRequestError, NotFoundError, UriTooLongError } from '../../errors.js'
 import { collectionRoute, type CollectionParams } from '../collection-route.js'
 import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
-import type { QueryRequest } from './queries.js'
-import { indexRouteSchemas } from './route-schemas.js'
+import type { QueryRequest, QuerySource } from './queries.js'
+import { indexRouteSchemas, MAX_QUERY_URL_BYTES } from './route-schemas.js'
+import { checkPercentEncoding, shortQueryOf, type ShortQueryString } from './short-query.js'
 import type { IndexState } from './storage.js'
 
-/** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query`. */
+/** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query` (POST, and its short GET form). */
 export default async function indexRoutes (app: FastifyInstance) {
   const { storage, queries } = app.indexes
   const separator = app.schemas.separator
@@ -47,20 +48,36 @@ export default async function indexRoutes (app: FastifyInstance) {
     })
 
   // The read right is checked on each document: only those under the caller's read scopes are found or counted.
+  // The query is read (queryOf) once the caller may read some of the collection: one who may not is 403, whatever it says.
+  async function answerQuery (request: FastifyRequest<{ Params: CollectionParams }>, reply: FastifyReply, queryOf: () => QuerySource) {
+    const collection = collectionOf(request)
+    const reach = listingReach(request.access, collection + separator)
+    if (reach === 'none') {
+      throw denied(reply, request.access, `The credentials' scopes give no "read" right on documents of collection ${JSON.stringify(collection)}`)
+    }
+    // On a Redis Cluster every match is gathered here, up to a bound whose refusal would tell how many others match.
+    if (reach !== 'all' && app.redis.isCluster) {
+      throw denied(reply, request.access, `On a Redis Cluster, a query needs the "read" right on the whole collection ${JSON.stringify(collection)}`)
+    }
+    const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
+    const answer = await queries.run(collection, queryOf(), { ...(reach === 'all' ? {} : { readable: reach }), count })
+    if (count) reply.header('Preference-Applied', 'count=exact')
+    return reply.type('application/json').send(answer.text)
+  }
+
   app.post<{ Params: CollectionParams, Body: QueryRequest }>('/collections/:collection/query', { schema: schemas.query, config: { access: { right: 'read' } } },
-    async (request, reply) => {
-      const collection = collectionOf(request)
-      const reach = listingReach(request.access, collection + separator)
-      if (reach === 'none') {
-        throw denied(reply, request.access, `The credentials' scopes give no "read" right on documents of collection ${JSON.stringify(collection)}`)
+    async (request, reply) => answerQuery(request, reply, () => request.body))
+
+  app.get<{ Params: CollectionParams, Querystring: ShortQueryString }>('/collections/:collection/query', {
+    schema: schemas.shortQuery,
+    config: { access: { right: 'read' } },
+    // Before the query string's parameters are validated one by one.
+    preValidation: async (request) => {
+      if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
+        throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to /collections/{collection}/query`)
       }
-      // On a Redis Cluster every match is gathered here, up to a bound whose refusal would tell how many others match.
-      if (reach !== 'all' && app.redis.isCluster) {
-        throw denied(reply, request.access, `On a Redis Cluster, a query needs the "read" right on the whole collection ${JSON.stringify(collection)}`)
-      }
-      const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
-      const answer = await queries.run(collection, request.body, { ...(reach === 'all' ? {} : { readable: reach }), count })
-      if (count) reply.header('Preference-Applied', 'count=exact')
-      return reply.type('application/json').send(answer.text)
-    })
+      const search = request.url.indexOf('?')
+      if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
+    }
+  }, async (request, reply) => answerQuery(request, reply, () => shortQueryOf(request.query)))
 }

@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from 'vitest'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, expectForbidden, expectUnauthorized, tokenFor } from '../../access/guarded-app.js'
 import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
-import { query, type Page } from './helpers.js'
+import { query, shortQuery, type Page } from './helpers.js'
 
 const app = await buildGuardedApp()
 /** On a Redis Cluster, matches are gathered by the service: a query needs read access to the whole collection. */
@@ -64,6 +64,26 @@ describe.skipIf(onCluster)('queries return and count only what the credentials m
     expect(fromForged.items.map((item) => item.key).every((key) => key.startsWith('users:7:'))).toBe(true)
   })
 
+  it('the GET form finds and counts only the documents a token scoped to users:42: may read, on every page', async () => {
+    const { token } = await tokenFor(app, [{ prefix: 'users:42:', rights: ['read'] }])
+    const own = documents.filter(([key]) => key.startsWith('users:42:')).map(([key]) => key)
+    const keys: string[] = []
+    let cursor: string | null = null
+    do {
+      const response = await shortQuery(app, 'users', [['/status', 'open'], ['sort', '-/total'], ['limit', '5'], ...(cursor ? [['cursor', cursor] as [string, string]] : [])],
+        { ...bearer(token), prefer: 'count=exact' })
+      expect(response.statusCode, response.body).toBe(200)
+      const page = response.json() as Page
+      expect(page.count).toBe(own.length)
+      keys.push(...page.items.map((item) => item.key))
+      cursor = page.cursor
+    } while (cursor !== null && keys.length <= documents.length)
+    expect(keys.sort()).toEqual([...own].sort())
+    expect((await shortQuery(app, 'users', [['/total', 'gte:100']], { ...bearer(token), prefer: 'count=exact' })).json()).toEqual({ items: [], cursor: null, count: 0 })
+    const head = await shortQuery(app, 'users', [['/status', 'open']], { ...bearer(token), prefer: 'count=exact' }, 'HEAD')
+    expect([head.statusCode, head.body]).toEqual([200, ''])
+  })
+
   it('several read scopes add up; scopes outside the collection count for nothing', async () => {
     const { token } = await tokenFor(app, [{ prefix: 'users:7:', rights: ['read'] }, { prefix: 'users:420:', rights: ['read'] }, { prefix: 'other:', rights: ['read'] }])
     const keys = await everyKey(token, { filter: { '/status': { $in: ['open', 'paid'] } }, limit: 3 })
@@ -81,12 +101,16 @@ describe('query access on any Redis', () => {
   it.runIf(onCluster)('on a Redis Cluster, is 403 to a token reading only part of the collection', async () => {
     const { token } = await tokenFor(app, [{ prefix: 'users:42:', rights: ['read'] }])
     expectForbidden(await query(app, 'users', { filter: { '/status': 'open' } }, bearer(token)))
+    expectForbidden(await shortQuery(app, 'users', [['/status', 'open']], bearer(token)))
   })
 
   it('is 403 to a token that may read nothing of the collection, 401 without credentials', async () => {
     const { token } = await tokenFor(app, [{ prefix: 'orders:', rights: ['read'] }, { prefix: 'users:', rights: ['write'] }])
     expectForbidden(await query(app, 'users', { filter: { '/status': 'open' } }, bearer(token)))
     expectUnauthorized(await query(app, 'users', { filter: { '/status': 'open' } }), false)
+    expectForbidden(await shortQuery(app, 'users', [['/status', 'open']], bearer(token)))
+    expectForbidden(await shortQuery(app, 'users', [['/price', 'ten'], ['limt', '5']], bearer(token)))
+    expectUnauthorized(await shortQuery(app, 'users', [['/status', 'open']]), false)
   })
 
   it('the index routes take the schema right on the collection', async () => {

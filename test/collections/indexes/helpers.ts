@@ -25,6 +25,13 @@ export async function query (app: FastifyInstance, collection: string, body: unk
   })
 }
 
+/** One query in the short GET form: `parameters` as the query string, each name and value percent-encoded. */
+export async function shortQuery (app: FastifyInstance, collection: string, parameters: Array<[string, string]>, headers: Record<string, string> = {},
+  method: 'GET' | 'HEAD' = 'GET') {
+  const search = parameters.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join('&')
+  return await app.inject({ method, url: `/collections/${encodeURIComponent(collection)}/query?${search}`, headers })
+}
+
 /** Every page of a query, following its cursors (at most maxPages). */
 export async function allPages (app: FastifyInstance, collection: string, body: Record<string, unknown>, maxPages = 1000): Promise<Page[]> {
   const pages: Page[] = []
