@@ -16,6 +16,8 @@ export interface SseEvent {
 export class SseClient {
   readonly events: SseEvent[] = []
   comments = 0
+  /** The last `id:` the stream sent, with an event or alone: where an EventSource would resume from. */
+  lastId: string | undefined
   ended = false
   #buffer = ''
   #response: IncomingMessage | undefined
@@ -91,7 +93,7 @@ export class SseClient {
         const colon = line.indexOf(':')
         const [name, value] = colon === -1 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, '')]
         if (name === 'event') event.event = value
-        else if (name === 'id') event.id = value
+        else if (name === 'id') event.id = this.lastId = value
         else if (name === 'data') event.data += (event.data === '' ? '' : '\n') + value
         else continue
         fields++
