@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { put, uniqueKey } from '../helpers/app.js'
+import { parseRateLimit } from '../../src/access/rate-limit.js'
+import { buildTestApp, put, uniqueKey } from '../helpers/app.js'
 import { SseClient, until } from '../helpers/sse.js'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../access/guarded-app.js'
 
@@ -98,5 +99,18 @@ describe.skipIf(onCluster)('a stream ticket for a key prefix', () => {
     expect((await ticketFor({}, bearer(token))).statusCode).toBe(400)
     expect((await ticketFor({ prefix: `${root}:` }, bearer(token))).statusCode).toBe(201)
     expect((await ticketFor({ prefix: '' }, admin)).statusCode).toBe(201)
+  })
+})
+
+describe.skipIf(onCluster)('rate limits', () => {
+  it('count a prefix stream once, when it opens, whatever it carries', async () => {
+    const limited = await buildTestApp({ access: { adminToken: ADMIN_TOKEN, anonymousScopes: [], open: false }, rateLimit: parseRateLimit('2/minute')! })
+    const root = uniqueKey('rl')
+    const { token } = await tokenFor(limited, [{ prefix: `${root}:`, rights: ['read'] }])
+    const stream = await SseClient.open(limited, streamUrl(`${root}:`), bearer(token))
+    for (let step = 0; step < 5; step++) await put(limited, `/docs/${root}:${step}`, { step }, admin)
+    await stream.waitForCount(5)
+    expect((await limited.inject({ method: 'GET', url: streamUrl(`${root}:`), headers: bearer(token) })).statusCode).toBe(200)
+    expect((await limited.inject({ method: 'GET', url: streamUrl(`${root}:`), headers: bearer(token) })).statusCode).toBe(429)
   })
 })

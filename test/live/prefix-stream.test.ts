@@ -188,6 +188,26 @@ describe.skipIf(onCluster)('resuming a prefix stream', () => {
   })
 })
 
+describe.skipIf(onCluster)('the connection of a prefix stream', () => {
+  it('carries its position as heartbeats, counts against MAX_STREAMS, and ends with an end event when the app closes', async () => {
+    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
+    const prefix = `${uniqueKey('h')}:`
+    const client = await openPrefix(own, prefix)
+    const started = client.lastId
+    await put(own, `/docs/${uniqueKey('elsewhere')}`, 1)
+    // A write the stream does not show still moves its position on, with the next heartbeat.
+    await until(() => client.lastId !== started, 5000, () => 'the position did not move')
+    expect(client.events).toEqual([])
+    const refused = await SseClient.open(own, streamUrl(prefix))
+    await refused.waitForEnd()
+    expect(refused.status).toBe(503)
+    expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
+    await own.close()
+    await client.waitForEnd()
+    expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
+  })
+})
+
 describe('prefix streams are refused, with a problem, where they are not served', () => {
   it.skipIf(!onCluster)('on a Redis Cluster: 406', async () => {
     const response = await get(app, streamUrl('a:'), { accept: 'text/event-stream' })
