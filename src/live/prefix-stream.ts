@@ -16,27 +16,24 @@ export interface PrefixStreamOptions extends FollowerOptions {
   frames: PrefixFrameCache
 }
 
-/** An entry's event for every prefix stream that shows its key: its name, its data, and the key; null for none. */
-type PrefixFrame = { key: string, name: string, json: string } | null
+/** An entry's event for every prefix stream that shows its key: its name and data; null for none. */
+type PrefixFrame = { name: string, json: string } | null
 
 /** Per feed entry, its event: a thousand subscribers of one prefix cost one translation. */
 export type PrefixFrameCache = WeakMap<FeedEntry, PrefixFrame>
 
-/** The event a feed entry makes, naming its document's key: the changes as a patch of the whole document. */
-function frameOf (frames: PrefixFrameCache, entry: FeedEntry, keyPrefix: string): PrefixFrame {
+/** The event a feed entry makes for the document at key: the changes as a patch of the whole document. */
+function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): PrefixFrame {
   let frame = frames.get(entry)
   if (frame !== undefined) return frame
-  frame = null
-  if (entry.redisKey?.startsWith(keyPrefix) === true) {
-    const key = entry.redisKey.slice(keyPrefix.length)
-    const named = `{"key":${JSON.stringify(key)}`
-    const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
-    const event = eventAt([], entry.changes)
-    switch (event.kind) {
-      case 'patch': frame = { key, name: 'patch', json: `${named},"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break
-      case 'put': frame = { key, name: 'put', json: `${named},"value":${JSON.stringify(event.value)},"etag":${etag}}` }; break
-      case 'delete': frame = { key, name: 'delete', json: `${named}}` }; break
-    }
+  const named = `{"key":${JSON.stringify(key)}`
+  const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
+  const event = eventAt([], entry.changes)
+  switch (event.kind) {
+    case 'patch': frame = { name: 'patch', json: `${named},"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break
+    case 'put': frame = { name: 'put', json: `${named},"value":${JSON.stringify(event.value)},"etag":${etag}}` }; break
+    case 'delete': frame = { name: 'delete', json: `${named}}` }; break
+    case 'none': frame = null; break
   }
   frames.set(entry, frame)
   return frame
@@ -73,9 +70,13 @@ export class PrefixStream extends EntryFollower {
 
   protected deliver (entry: FeedEntry): void {
     this.last = entry.id
-    const frame = frameOf(this.options.frames, entry, this.options.keyPrefix)
-    if (frame === null || !this.#shows(frame.key)) return
-    this.send(frame.name, frame.json)
+    const { keyPrefix, frames } = this.options
+    // Only entries of keys the stream shows are translated (once for every stream that shows them).
+    if (entry.redisKey?.startsWith(keyPrefix) !== true) return
+    const key = entry.redisKey.slice(keyPrefix.length)
+    if (!this.#shows(key)) return
+    const frame = frameOf(frames, entry, key)
+    if (frame !== null) this.send(frame.name, frame.json)
   }
 
   #shows (key: string): boolean {
