@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { expect } from 'vitest'
 import { whenDone } from './cleanup.js'
 
 export interface SseEvent {
@@ -101,6 +102,20 @@ export class SseClient {
       if (fields > 0 && (event.data !== '' || event.event !== 'message')) this.events.push(event)
     }
   }
+}
+
+/**
+ * On an app serving one stream at most (MAX_STREAMS=1) with `open` open: a second stream, at url, is refused
+ * with 503, and closing the app ends `open` with an end event saying so.
+ */
+export async function expectFullThenShutdown (app: FastifyInstance, open: SseClient, url: string): Promise<void> {
+  const refused = await SseClient.open(app, url)
+  await refused.waitForEnd()
+  expect(refused.status).toBe(503)
+  expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
+  await app.close()
+  await open.waitForEnd()
+  expect(open.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
 }
 
 /** Polls check every 10 ms until it holds, at most timeoutMs. */

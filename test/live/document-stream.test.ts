@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, uniqueKey } from '../helpers/app.js'
-import { SseClient, Subscriber, until } from '../helpers/sse.js'
+import { expectFullThenShutdown, SseClient, Subscriber, until } from '../helpers/sse.js'
 
 const app = await buildTestApp()
 
@@ -172,13 +172,7 @@ describe('the connection', () => {
     const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
     const client = await SseClient.open(own, `/docs/${uniqueKey()}`)
     await until(() => client.comments >= 2, 5000, () => 'no heartbeats')
-    const refused = await SseClient.open(own, `/docs/${uniqueKey()}`)
-    await refused.waitForEnd()
-    expect(refused.status).toBe(503)
-    expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
-    await own.close()
-    await client.waitForEnd()
-    expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
+    await expectFullThenShutdown(own, client, `/docs/${uniqueKey()}`)
   })
 
   it('is refused when no events are recorded', async () => {

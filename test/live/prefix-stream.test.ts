@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
-import { applyPatch, SseClient, until, type SseEvent } from '../helpers/sse.js'
+import { applyPatch, expectFullThenShutdown, SseClient, until, type SseEvent } from '../helpers/sse.js'
 
 const app = await buildTestApp()
 const onCluster = app.redis.isCluster
@@ -198,13 +198,7 @@ describe.skipIf(onCluster)('the connection of a prefix stream', () => {
     // A write the stream does not show still moves its position on, with the next heartbeat.
     await until(() => client.lastId !== started, 5000, () => 'the position did not move')
     expect(client.events).toEqual([])
-    const refused = await SseClient.open(own, streamUrl(prefix))
-    await refused.waitForEnd()
-    expect(refused.status).toBe(503)
-    expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
-    await own.close()
-    await client.waitForEnd()
-    expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
+    await expectFullThenShutdown(own, client, streamUrl(prefix))
   })
 })
 
