@@ -1,11 +1,11 @@
 /**
  * Live changes: what recording an event adds to a write in Redis (the same closed loop of member PUTs on
- * a service with EVENTS_MAXLEN=0 and on one with the default feed: the FCALL time Redis reports, and its
- * CPU per write), the memory 1,000 idle streams hold, and the time from a write's answer to its event at
+ * a service with EVENTS_MAXLEN=0, on one with the documents' events streams alone (EVENTS_FEED_MAXLEN=0) and
+ * on one with the default feed, the namespace's feed too: the FCALL time Redis reports, and its CPU per write), the memory 1,000 idle streams hold, and the time from a write's answer to its event at
  * 1,000 subscribers of one document while writes arrive at a paced rate spread over 100 documents. The
  * services run as `npm start` runs them, each with its own Redis; every phase is bounded in time and count.
  *
- *   npx tsx bench/live.ts [--seconds 5] [--streams 1000] [--rate 1000] [--skip-build] [--out results.json]
+ *   npx tsx bench/live.ts [--seconds 5] [--streams 1000] [--rate 1000] [--skip-build] [--writes-only] [--out results.json]
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -167,6 +167,7 @@ async function main (): Promise<void> {
       streams: { type: 'string', default: '1000' },
       rate: { type: 'string', default: '1000' },
       'skip-build': { type: 'boolean', default: false },
+      'writes-only': { type: 'boolean', default: false },
       out: { type: 'string' }
     }
   })
@@ -180,13 +181,23 @@ async function main (): Promise<void> {
   stoppers.stopOnSignals()
   try {
     const off = await writeCost(options, stoppers, { EVENTS_MAXLEN: '0' })
+    const documentsOnly = await writeCost(options, stoppers, { EVENTS_FEED_MAXLEN: '0' })
     const on = await writeCost(options, stoppers, {})
-    const fanOut = await streams(options, stoppers)
-    const results = { mode: options.mode, writeWithoutFeed: off, writeWithFeed: on, fanOut }
-    console.log([
+    const written = [
       '| row | value |', '| --- | --- |',
       `| member PUT, no feed: FCALL / Redis CPU per write / rate | ${off.fcallUs} µs / ${off.redisCpuUsPerWrite} µs / ${off.rate} req/s |`,
-      `| member PUT, feed on: FCALL / Redis CPU per write / rate | ${on.fcallUs} µs / ${on.redisCpuUsPerWrite} µs / ${on.rate} req/s |`,
+      `| member PUT, events streams alone: FCALL / Redis CPU per write / rate | ${documentsOnly.fcallUs} µs / ${documentsOnly.redisCpuUsPerWrite} µs / ${documentsOnly.rate} req/s |`,
+      `| member PUT, feed on: FCALL / Redis CPU per write / rate | ${on.fcallUs} µs / ${on.redisCpuUsPerWrite} µs / ${on.rate} req/s |`
+    ]
+    if (values['writes-only']) {
+      console.log(written.join('\n'))
+      if (values.out !== undefined) writeFileSync(values.out, JSON.stringify({ mode: options.mode, writeWithoutFeed: off, writeWithEventsStreams: documentsOnly, writeWithFeed: on }, null, 2))
+      return
+    }
+    const fanOut = await streams(options, stoppers)
+    const results = { mode: options.mode, writeWithoutFeed: off, writeWithEventsStreams: documentsOnly, writeWithFeed: on, fanOut }
+    console.log([
+      ...written,
       `| ${fanOut.streams} idle streams: service RSS added | ${fanOut.idleRssMb} MB (${fanOut.idleKbPerStream} KiB per stream) |`,
       `| write answer -> event, ${fanOut.streams} subscribers, ${fanOut.writeRate} writes/s over 100 docs | p50 ${fanOut.p50Ms} ms, p99 ${fanOut.p99Ms} ms, max ${fanOut.maxMs} ms (${fanOut.eventsMeasured} events, ${fanOut.eventsMissing} missing, ${fanOut.failedWrites} failed writes) |`
     ].join('\n'))

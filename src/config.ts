@@ -64,6 +64,7 @@ export const environmentSchema = {
     // Live changes: see the README. Entries kept per document (0: no feed, streams answer 404), for how long.
     EVENTS_MAXLEN: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
     EVENTS_RETENTION_MS: { type: 'integer', minimum: 1000, default: 3600000 },
+    EVENTS_FEED_MAXLEN: { type: 'integer', minimum: 0, maximum: 10000000, default: 100000 },
     STREAM_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MAX_STREAMS: { type: 'integer', minimum: 0, default: 1000 },
     STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 }
@@ -72,7 +73,7 @@ export const environmentSchema = {
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS',
+    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS', 'EVENTS_FEED_MAXLEN',
     'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS'],
   additionalProperties: true
 } as const
@@ -215,7 +216,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       workers: environment.VALIDATION_WORKERS ?? Math.max(1, Math.floor((availableParallelism() - 1) / environment.WORKERS))
     },
     access: accessSettingsFrom(environment),
-    events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS },
+    events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS, feedMaxLen: environment.EVENTS_FEED_MAXLEN },
     streams: { heartbeatMs: environment.STREAM_HEARTBEAT_MS, max: environment.MAX_STREAMS, ticketTtlMs: environment.STREAM_TICKET_TTL_MS },
     ...rateLimitOf(environment.RATE_LIMIT),
     ...(environment.CORS_ORIGINS === undefined ? {} : { corsOrigins: parseCorsOrigins(environment.CORS_ORIGINS) }),

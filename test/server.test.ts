@@ -158,6 +158,7 @@ describe('configuration', () => {
     [{ PORT: '9100', METRICS_PORT: '9100' }, 'METRICS_PORT must differ from PORT'],
     [{ EVENTS_MAXLEN: '-1' }, 'EVENTS_MAXLEN'],
     [{ EVENTS_RETENTION_MS: '10' }, 'EVENTS_RETENTION_MS'],
+    [{ EVENTS_FEED_MAXLEN: '-1' }, 'EVENTS_FEED_MAXLEN'],
     [{ STREAM_HEARTBEAT_MS: '30000' }, 'STREAM_HEARTBEAT_MS must be less than REQUEST_TIMEOUT_MS'],
     [{ MAX_STREAMS: '4096' }, 'MAX_STREAMS must be less than MAX_CONNECTIONS'],
     [{ STREAM_TICKET_TTL_MS: '999' }, 'STREAM_TICKET_TTL_MS']

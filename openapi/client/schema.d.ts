@@ -147,6 +147,8 @@ export interface paths {
         /**
          * List document keys by prefix
          * @description Pages through the keys that start with `prefix` (SCAN, never KEYS). While there is more, the answer carries a cursor and a `Link: <...>; rel="next"` header; a page holds about `limit` keys.
+         *
+         *     With `Accept: text/event-stream` (and `since`, `ticket`), the answer is instead a live stream of the changes to every document under the prefix whose key the credentials may read (the keys a listing would show), as server-sent events each with an `id:` and naming its document: per write, `patch` ({"key", "patch": RFC 6902 operations on the whole document, "etag"}), `put` ({"key","value","etag"}) for a whole document written, `delete` ({"key"}); `reset` ({"reason","reload":true}) when events since Last-Event-ID are no longer kept: reload the documents, the stream goes on from now; `end` ({"reason"}) when the credentials are revoked or expire, or the service shuts down. Lone `id:` lines are heartbeats carrying the position. On a Redis Cluster, or with EVENTS_FEED_MAXLEN=0, 406.
          */
         get: operations["listDocuments"];
         put?: never;
@@ -156,6 +158,8 @@ export interface paths {
         /**
          * List document keys by prefix (headers only)
          * @description Pages through the keys that start with `prefix` (SCAN, never KEYS). While there is more, the answer carries a cursor and a `Link: <...>; rel="next"` header; a page holds about `limit` keys.
+         *
+         *     With `Accept: text/event-stream` (and `since`, `ticket`), the answer is instead a live stream of the changes to every document under the prefix whose key the credentials may read (the keys a listing would show), as server-sent events each with an `id:` and naming its document: per write, `patch` ({"key", "patch": RFC 6902 operations on the whole document, "etag"}), `put` ({"key","value","etag"}) for a whole document written, `delete` ({"key"}); `reset` ({"reason","reload":true}) when events since Last-Event-ID are no longer kept: reload the documents, the stream goes on from now; `end` ({"reason"}) when the credentials are revoked or expire, or the service shuts down. Lone `id:` lines are heartbeats carrying the position. On a Redis Cluster, or with EVENTS_FEED_MAXLEN=0, 406.
          */
         head: operations["headListDocuments"];
         patch?: never;
@@ -407,8 +411,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A short-lived ticket that opens live streams of one document, for an EventSource
-         * @description An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens `GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone, for `STREAM_TICKET_TTL_MS` (reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when their token is revoked or they expire. The service never logs it.
+         * A short-lived ticket that opens live streams of one document or key prefix, for an EventSource
+         * @description An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens `GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone (with `key`), or `GET /docs?prefix=` with `Accept: text/event-stream` of this prefix alone (with `prefix`: it shows the keys the credentials could read when it was made, as a listing would), for `STREAM_TICKET_TTL_MS` (reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when their token is revoked or they expire. The service never logs it.
          */
         post: operations["createStreamTicket"];
         delete?: never;
@@ -868,10 +872,13 @@ export interface components {
             ttl?: number;
             label?: string;
         };
+        /** @description One of `key` and `prefix` */
         StreamTicketRequest: {
             /** @description The document whose live streams the ticket opens */
-            key: string;
-        };
+            key?: string;
+            /** @description The key prefix whose live stream (`GET /docs?prefix=`) the ticket opens, showing the keys the credentials may read */
+            prefix?: string;
+        } & (unknown | unknown);
         /** @description `result` for one operation, `results` (in order) for a list: exactly one of them */
         OperationAnswer: {
             /** @description The result of the one operation: any JSON value */
@@ -3608,6 +3615,10 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
             };
             header?: never;
             path?: never;
@@ -3615,7 +3626,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of keys */
+            /** @description A page of keys (with `Accept: text/event-stream`, a live stream instead: see the description) */
             200: {
                 headers: {
                     /** @description RFC 8288 link to the next page: `</docs?...>; rel="next"` */
@@ -3719,6 +3730,10 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                since?: string;
+                /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
+                ticket?: string;
             };
             header?: never;
             path?: never;
@@ -3726,7 +3741,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of keys */
+            /** @description A page of keys (with `Accept: text/event-stream`, a live stream instead: see the description) */
             200: {
                 headers: {
                     /** @description RFC 8288 link to the next page: `</docs?...>; rel="next"` */

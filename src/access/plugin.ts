@@ -135,7 +135,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
   }
 
   /**
-   * The access of a stream ticket (`?ticket=`): read on its one document, for live streams alone, while the
+   * The access of a stream ticket (`?ticket=`): read on its one document (or under its prefix, within the read
+   * prefixes it was made with), for live streams alone, while the
    * credential it was made for holds; or the reason it gives none. Never remembered: each use asks Redis.
    */
   async function verifyTicket (request: FastifyRequest, text: string): Promise<Remembered | string> {
@@ -146,10 +147,17 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     if ((expiresAt !== undefined && expiresAt <= Date.now()) || (tokenId !== undefined && (await tokens.gone([tokenId])).size > 0)) {
       return 'The credentials the stream ticket was made for are revoked or expired'
     }
-    const access: Access = {
-      kind: 'scoped', scopes: [{ prefix: ticket.key, rights: ['read'] }], credential: 'ticket', lifeline: ticket.lifeline, ticketKey: ticket.key,
-      ...(ticket.identity === undefined ? {} : { identity: ticket.identity })
-    }
+    const { target } = ticket
+    const access: Access = 'key' in target
+      ? { kind: 'scoped', scopes: [{ prefix: target.key, rights: ['read'] }], credential: 'ticket', lifeline: ticket.lifeline, ticketKey: target.key }
+      : {
+          kind: 'scoped',
+          scopes: target.reach.map((prefix) => ({ prefix, rights: ['read'] })),
+          credential: 'ticket',
+          lifeline: ticket.lifeline,
+          ticketPrefix: target.prefix
+        }
+    if (ticket.identity !== undefined) access.identity = ticket.identity
     return { access, until: 0 }
   }
 
@@ -215,6 +223,11 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     if ('admin' in rule) {
       if (access.kind !== 'admin') return denied(reply, access, 'Only the admin token manages tokens')
       return
+    }
+    if (access.kind === 'scoped' && access.ticketPrefix !== undefined &&
+      (rule.right !== 'read' || rule.target !== undefined || request.routeOptions.config.liveStream !== true ||
+        ((request.query as Record<string, unknown>).prefix ?? '') !== access.ticketPrefix)) {
+      return denied(reply, access, `The stream ticket opens live streams of keys starting with ${JSON.stringify(access.ticketPrefix)} alone`)
     }
     if (rule.target === undefined) {
       if (access.kind === 'scoped' && access.ticketKey !== undefined) {

@@ -28,6 +28,8 @@ export type Access =
     lifeline?: Lifeline
     /** A stream ticket's document: the one key it opens streams of. */
     ticketKey?: string
+    /** A stream ticket's key prefix: the one prefix it opens streams of (its scopes bound the keys shown). */
+    ticketPrefix?: string
   }
 
 /** What a credential's life hangs on: a token that may be revoked (its id), an expiry (epoch ms). */

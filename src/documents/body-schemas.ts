@@ -246,7 +246,8 @@ export const listQuerySchema = {
       maxLength: 256,
       pattern: '^[A-Za-z0-9_-]+$',
       description: 'Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400'
-    }
+    },
+    ...liveStreamQuery
   },
   additionalProperties: false
 } as const

@@ -10,6 +10,8 @@ export interface FeedEntry {
   prev: string
   version: string
   changes: Change[]
+  /** In the namespace's feed: the Redis key of the document written (the service's KEY_PREFIX, then its key). */
+  redisKey?: string
 }
 
 /** Entries one read of a stream takes at most. */
@@ -69,6 +71,7 @@ export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry
         case 'prev': entry.prev = value; break
         case 'v': entry.version = value; break
         case 'c': entry.changes = JSON.parse(value) as Change[]; break
+        case 'k': entry.redisKey = value; break
       }
     }
     return entry

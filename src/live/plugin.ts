@@ -5,11 +5,13 @@ import type { Lifeline } from '../access/scopes.js'
 import { VERIFIED_TOKEN_MS } from '../access/tokens.js'
 import type { StreamSettings } from '../config.js'
 import type { DocumentAddress } from '../documents/pointer.js'
-import type { EventFeedSettings } from '../documents/store/context.js'
+import { FEED_SUFFIX, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { DocumentStream, type FrameCache } from './document-stream.js'
 import type { EventReader } from './event-reader.js'
 import { isEntryId, streamKeyOf } from './feed.js'
+import type { EntryFollower } from './follower.js'
+import { PrefixStream, type PrefixFrameCache } from './prefix-stream.js'
 import { openReader } from './reader-connection.js'
 import { SseWriter } from './sse.js'
 
@@ -26,6 +28,11 @@ declare module 'fastify' {
     liveStreams: {
       /** Answers the request with a live stream of the location (text/event-stream), until either side ends it. */
       open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void>
+      /**
+       * Answers the request with a live stream of every document whose key starts with prefix and, unless
+       * reach is 'all', with one of its prefixes (the caller's read scopes, as the listing bounds them).
+       */
+      openPrefix (request: FastifyRequest, reply: FastifyReply, prefix: string, reach: 'all' | readonly string[]): Promise<void>
       /** Streams open on this instance. */
       readonly count: number
     }
@@ -33,7 +40,6 @@ declare module 'fastify' {
 }
 
 interface Open {
-  writer: SseWriter
   lifeline: Lifeline | undefined
 }
 
@@ -55,8 +61,9 @@ function resumePointOf (request: FastifyRequest): string | undefined {
  */
 export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const { streams: settings, events } = options
-  const open = new Map<DocumentStream, Open>()
+  const open = new Map<EntryFollower, Open>()
   const frames: FrameCache = new WeakMap()
+  const prefixFrames: PrefixFrameCache = new WeakMap()
   let reader: Promise<EventReader> | undefined
   let closing = false
 
@@ -70,7 +77,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     return reader
   }
 
-  const heartbeats = setInterval(() => { for (const { writer } of open.values()) writer.heartbeat() }, settings.heartbeatMs)
+  const heartbeats = setInterval(() => { for (const stream of open.keys()) stream.heartbeat() }, settings.heartbeatMs)
   heartbeats.unref()
   const checks = setInterval(() => { checkLifelines().catch(() => undefined) }, VERIFIED_TOKEN_MS)
   checks.unref()
@@ -78,7 +85,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   /** Ends the streams whose credentials expired or whose token is gone (one question per token, whatever its streams). */
   async function checkLifelines (): Promise<void> {
     const now = Date.now()
-    const byToken = new Map<string, DocumentStream[]>()
+    const byToken = new Map<string, EntryFollower[]>()
     for (const [stream, { lifeline }] of open) {
       if (lifeline?.expiresAt !== undefined && lifeline.expiresAt <= now) stream.end('the credentials expired')
       else if (lifeline?.tokenId !== undefined) byToken.set(lifeline.tokenId, [...byToken.get(lifeline.tokenId) ?? [], stream])
@@ -89,36 +96,52 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     }
   }
 
+  /** Checks a stream may open here, then answers the request with the stream made, until either side ends it. */
+  async function serve (request: FastifyRequest, reply: FastifyReply,
+    make: (writer: SseWriter, shared: EventReader, onEnd: () => void) => EntryFollower): Promise<void> {
+    if (events.maxLen === 0) throw new StreamsOffError('This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
+    if (closing || open.size >= settings.max) {
+      throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
+    }
+    const resumeFrom = resumePointOf(request)
+    const shared = await readerOf()
+    reply.hijack()
+    const writer = new SseWriter(reply.raw)
+    writer.open(reply.getHeaders())
+    const access = request.access
+    const stream = make(writer, shared, () => open.delete(stream))
+    open.set(stream, { lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
+    reply.raw.once('close', () => stream.end())
+    await stream.start(resumeFrom).catch(() => stream.end())
+  }
+
+  const followed = (shared: EventReader, stream: string, onEnd: () => void) =>
+    ({ reader: shared, redis: app.redis, timeoutMs: options.timeoutMs, retentionMs: events.retentionMs, stream, onEnd })
+
   app.decorate('liveStreams', {
     get count () {
       return open.size
     },
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
-      if (events.maxLen === 0) throw new StreamsOffError('This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
-      if (closing || open.size >= settings.max) {
-        throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
-      }
-      const resumeFrom = resumePointOf(request)
-      const shared = await readerOf()
-      reply.hijack()
-      const writer = new SseWriter(reply.raw)
-      writer.open(reply.getHeaders())
-      const access = request.access
-      const stream = new DocumentStream(writer, {
-        reader: shared,
-        redis: app.redis,
-        timeoutMs: options.timeoutMs,
-        retentionMs: events.retentionMs,
-        stream: streamKeyOf(options.keyPrefix, address.key),
+      await serve(request, reply, (writer, shared, onEnd) => new DocumentStream(writer, {
+        ...followed(shared, streamKeyOf(options.keyPrefix, address.key), onEnd),
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
-        onEnd: () => open.delete(stream),
         frames
-      })
-      open.set(stream, { writer, lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
-      reply.raw.once('close', () => stream.end())
-      await stream.start(resumeFrom).catch(() => stream.end())
+      }))
+    },
+
+    async openPrefix (request: FastifyRequest, reply: FastifyReply, prefix: string, reach: 'all' | readonly string[]): Promise<void> {
+      if (app.redis.isCluster) {
+        throw new StreamsOffError('Live streams of a key prefix are not served on a Redis Cluster yet: open a stream per document (see Live changes in the README)')
+      }
+      if (events.feedMaxLen === 0) {
+        throw new StreamsOffError('This service keeps no feed of writes (EVENTS_FEED_MAXLEN is 0): it serves no live streams of a key prefix')
+      }
+      await serve(request, reply, (writer, shared, onEnd) => new PrefixStream(writer, {
+        ...followed(shared, options.keyPrefix + FEED_SUFFIX, onEnd), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
+      }))
     }
   })
 

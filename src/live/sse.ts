@@ -45,6 +45,11 @@ export class SseWriter {
     return this.response.writableLength <= MAX_UNSENT_BYTES
   }
 
+  /** Moves the client's resume point (an EventSource's last event id) on without an event; keeps the stream open as a heartbeat does. */
+  position (id: string): void {
+    if (!this.ended) this.response.write(`id: ${id}\n\n`)
+  }
+
   heartbeat (): void {
     if (!this.ended) this.response.write(':\n\n')
   }

@@ -4,8 +4,16 @@ import { keySchema } from '../documents/body-schemas.js'
 const ticketRequest = {
   $id: 'StreamTicketRequest',
   type: 'object',
-  properties: { key: { ...keySchema, description: 'The document whose live streams the ticket opens' } },
-  required: ['key'],
+  description: 'One of `key` and `prefix`',
+  properties: {
+    key: { ...keySchema, description: 'The document whose live streams the ticket opens' },
+    prefix: {
+      type: 'string',
+      maxLength: 1024,
+      description: 'The key prefix whose live stream (`GET /docs?prefix=`) the ticket opens, showing the keys the credentials may read'
+    }
+  },
+  oneOf: [{ required: ['key'] }, { required: ['prefix'] }],
   additionalProperties: false
 } as const
 
@@ -31,9 +39,11 @@ export const ticketRouteSchemas = {
   create: {
     operationId: 'createStreamTicket',
     tags: ['live'],
-    summary: 'A short-lived ticket that opens live streams of one document, for an EventSource',
+    summary: 'A short-lived ticket that opens live streams of one document or key prefix, for an EventSource',
     description: 'An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens ' +
-      '`GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone, for `STREAM_TICKET_TTL_MS` ' +
+      '`GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone (with `key`), or `GET /docs?prefix=` ' +
+      'with `Accept: text/event-stream` of this prefix alone (with `prefix`: it shows the keys the credentials could read ' +
+      'when it was made, as a listing would), for `STREAM_TICKET_TTL_MS` ' +
       '(reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when ' +
       'their token is revoked or they expire. The service never logs it.',
     body: { $ref: 'StreamTicketRequest#' },

@@ -1,24 +1,35 @@
 import type { FastifyInstance } from 'fastify'
 import { denied } from '../access/plugin.js'
-import { reaches } from '../access/scopes.js'
+import { listingReach, reaches } from '../access/scopes.js'
+import type { Ticket } from '../access/tickets.js'
 import { onEachKey } from '../documents/routes/access-rules.js'
 import { acceptMediaTypes } from '../documents/request.js'
 import { ticketRouteSchemas as schemas } from './ticket-route-schemas.js'
 
 /**
- * `POST /streams/tickets`: a stream ticket for a document the credentials may read, for an EventSource
- * that cannot send them (see Live changes in the README).
+ * `POST /streams/tickets`: a stream ticket for a document the credentials may read, or for a key prefix they
+ * may list (the keys its streams show bounded as the listing bounds them), for an EventSource that cannot send
+ * them (see Live changes in the README).
  */
 export default async function ticketRoutes (app: FastifyInstance) {
-  app.post<{ Body: { key: string } }>('/streams/tickets', {
+  app.post<{ Body: { key: string } | { prefix: string } }>('/streams/tickets', {
     schema: schemas.create, config: onEachKey('read'), preValidation: acceptMediaTypes('application/json')
   }, async (request, reply) => {
-    const { key } = request.body
     const access = request.access
-    if (!reaches(access, 'read', key)) throw denied(reply, access, `The credentials' scopes give no "read" right on ${JSON.stringify(key)}`)
+    let target: Ticket['target']
+    if ('key' in request.body) {
+      const { key } = request.body
+      if (!reaches(access, 'read', key)) throw denied(reply, access, `The credentials' scopes give no "read" right on ${JSON.stringify(key)}`)
+      target = { key }
+    } else {
+      const { prefix } = request.body
+      const reach = listingReach(access, prefix)
+      if (reach === 'none') throw denied(reply, access, `The credentials' scopes give no "read" right on keys starting with ${JSON.stringify(prefix)}`)
+      target = { prefix, reach: reach === 'all' ? [prefix] : reach }
+    }
     const lifeline = access.kind === 'scoped' ? access.lifeline ?? {} : {}
     const identity = access.kind === 'scoped' ? access.identity : undefined
-    const created = await app.access.tickets.create({ key, lifeline, ...(identity === undefined ? {} : { identity }) })
+    const created = await app.access.tickets.create({ target, lifeline, ...(identity === undefined ? {} : { identity }) })
     return reply.code(201).header('Cache-Control', 'no-store').type('application/json')
       .send(JSON.stringify({ ticket: created.ticket, expiresAt: new Date(created.expiresAt).toISOString() }))
   })

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
+import { expect } from 'vitest'
 import { whenDone } from './cleanup.js'
 
 export interface SseEvent {
@@ -16,6 +17,8 @@ export interface SseEvent {
 export class SseClient {
   readonly events: SseEvent[] = []
   comments = 0
+  /** The last `id:` the stream sent, with an event or alone: where an EventSource would resume from. */
+  lastId: string | undefined
   ended = false
   #buffer = ''
   #response: IncomingMessage | undefined
@@ -91,7 +94,7 @@ export class SseClient {
         const colon = line.indexOf(':')
         const [name, value] = colon === -1 ? [line, ''] : [line.slice(0, colon), line.slice(colon + 1).replace(/^ /, '')]
         if (name === 'event') event.event = value
-        else if (name === 'id') event.id = value
+        else if (name === 'id') event.id = this.lastId = value
         else if (name === 'data') event.data += (event.data === '' ? '' : '\n') + value
         else continue
         fields++
@@ -99,6 +102,20 @@ export class SseClient {
       if (fields > 0 && (event.data !== '' || event.event !== 'message')) this.events.push(event)
     }
   }
+}
+
+/**
+ * On an app serving one stream at most (MAX_STREAMS=1) with `open` open: a second stream, at url, is refused
+ * with 503, and closing the app ends `open` with an end event saying so.
+ */
+export async function expectFullThenShutdown (app: FastifyInstance, open: SseClient, url: string): Promise<void> {
+  const refused = await SseClient.open(app, url)
+  await refused.waitForEnd()
+  expect(refused.status).toBe(503)
+  expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
+  await app.close()
+  await open.waitForEnd()
+  expect(open.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
 }
 
 /** Polls check every 10 ms until it holds, at most timeoutMs. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, uniqueKey } from '../helpers/app.js'
-import { SseClient, Subscriber, until } from '../helpers/sse.js'
+import { expectFullThenShutdown, SseClient, Subscriber, until } from '../helpers/sse.js'
 
 const app = await buildTestApp()
 
@@ -142,7 +142,7 @@ describe('resuming', () => {
   })
 
   it('from an id past the retention: reset, then a fresh value', async () => {
-    const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000 } })
+    const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000, feedMaxLen: 100_000 } })
     const key = uniqueKey()
     const url = `/docs/${key}`
     await put(small, url, { n: 0 })
@@ -172,23 +172,11 @@ describe('the connection', () => {
     const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
     const client = await SseClient.open(own, `/docs/${uniqueKey()}`)
     await until(() => client.comments >= 2, 5000, () => 'no heartbeats')
-    const refused = await SseClient.open(own, `/docs/${uniqueKey()}`)
-    await refused.waitForEnd()
-    expect(refused.status).toBe(503)
-    expect(refused.text).toContain('DOCS_ERR_STREAMS_FULL')
-    await own.close()
-    await client.waitForEnd()
-    expect(client.events.at(-1)).toMatchObject({ event: 'end', data: JSON.stringify({ reason: 'the service is shutting down' }) })
-  })
-
-  it('of a key prefix is not served yet: 406, not a listing', async () => {
-    const response = await get(app, '/docs?prefix=a', { accept: 'text/event-stream' })
-    expect(response.statusCode).toBe(406)
-    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_STREAMS_OFF' })
+    await expectFullThenShutdown(own, client, `/docs/${uniqueKey()}`)
   })
 
   it('is refused when no events are recorded', async () => {
-    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000 } })
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000 } })
     const client = await SseClient.open(off, `/docs/${uniqueKey()}`)
     await client.waitForEnd()
     expect(client.status).toBe(406)

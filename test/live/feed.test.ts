@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { applyChanges, type Change } from '../../src/live/changes.js'
-import { derivedKeysOf, EVENTS_SUFFIX } from '../../src/documents/store/context.js'
+import { derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX } from '../../src/documents/store/context.js'
 import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
 
 const app = await buildTestApp()
@@ -100,7 +100,7 @@ describe('every write records its changes in the same step', () => {
   })
 
   it('keeps the stream bounded by EVENTS_MAXLEN, and records nothing at 0', async () => {
-    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000 } })
+    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000, feedMaxLen: 100_000 } })
     const key = uniqueKey()
     for (let index = 0; index < 250; index++) await put(bounded, `/docs/${key}`, { index })
     const entries = await entriesOf(bounded.keyPrefix, key)
@@ -111,8 +111,39 @@ describe('every write records its changes in the same step', () => {
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(60_000)
 
-    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000 } })
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000 } })
     await put(off, `/docs/${key}`, { a: 1 })
     expect(await entriesOf(off.keyPrefix, key)).toEqual([])
+  })
+})
+
+describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
+  it('holds every write\'s entry, naming its key, in the order of the writes, each naming the one before', async () => {
+    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000 } })
+    const [a, b] = [uniqueKey(), uniqueKey()]
+    await put(own, `/docs/${a}`, { n: 1 })
+    await put(own, `/docs/${b}/x`, 1, {})
+    await put(own, `/docs/${b}`, { x: 1 })
+    await put(own, `/docs/${a}/n`, 2)
+    expect((await put(own, `/docs/${a}/n`, 3, { 'if-match': '"1"' })).statusCode).toBe(412)
+    await send(own, 'POST', '/batch/write', JSON.stringify({ items: [{ key: b, value: [] }] }))
+    await remove(own, `/docs/${a}`)
+    const feed = own.keyPrefix + FEED_SUFFIX
+    const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', feed, '-', '+'])
+    const entries = reply.map(([id, fields]) => ({ id, ...Object.fromEntries(fields.flatMap((_, i) => i % 2 === 0 ? [[fields[i]!, fields[i + 1]!]] : [])) }) as Record<string, string>)
+    expect(entries.map((entry) => [entry.k, JSON.parse(entry.c!)])).toEqual([
+      [own.keyPrefix + a, [{ op: 'replace', path: '', value: { n: 1 } }]],
+      [own.keyPrefix + b, [{ op: 'replace', path: '', value: { x: 1 } }]],
+      [own.keyPrefix + a, [{ op: 'replace', path: '/n', value: 2 }]],
+      [own.keyPrefix + b, [{ op: 'replace', path: '', value: [] }]],
+      [own.keyPrefix + a, [{ op: 'remove', path: '' }]]
+    ])
+    expect(entries[0]!.prev).toBe('0-0')
+    entries.slice(1).forEach((entry, index) => expect(entry.prev).toBe(entries[index]!.id))
+    expect(await redis.sendCommand<number>(['PTTL', feed])).toBeGreaterThan(0)
+
+    const off = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0 } })
+    await put(off, `/docs/${a}`, { n: 1 })
+    expect(await redis.sendCommand<number>(['EXISTS', off.keyPrefix + FEED_SUFFIX])).toBe(0)
   })
 })

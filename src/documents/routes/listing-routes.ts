@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { denied } from '../../access/plugin.js'
 import { listingReach } from '../../access/scopes.js'
-import { BadRequestError, StreamsOffError } from '../../errors.js'
+import { BadRequestError } from '../../errors.js'
 import { wantsEventStream } from '../../live/sse.js'
 import type { ScanPosition } from '../store/index.js'
 import { onEachKey } from './access-rules.js'
@@ -9,18 +9,16 @@ import { listSchema } from './listing-route-schemas.js'
 
 interface ListQuery { prefix: string, limit: number, cursor?: string }
 
-/** `GET /docs?prefix=`: document keys by prefix, a page at a time. */
+/** `GET /docs?prefix=`: document keys by prefix, a page at a time; with `Accept: text/event-stream`, their live changes. */
 export default async function listingRoutes (app: FastifyInstance) {
   const store = app.documents
 
-  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema, config: onEachKey('read') }, async (request, reply) => {
+  app.get<{ Querystring: ListQuery }>('/docs', { schema: listSchema, config: { ...onEachKey('read'), liveStream: true } }, async (request, reply) => {
     const { prefix, limit } = request.query
-    if (wantsEventStream(request)) {
-      throw new StreamsOffError('Live streams of a key prefix are not served yet: open a stream per document (see Live changes in the README)')
-    }
-    // Only keys under a granted read prefix; the cursor stays bound to the listing's prefix.
+    // Only keys under a granted read prefix, in a listing as in a live stream; the cursor stays bound to the listing's prefix.
     const reach = listingReach(request.access, prefix)
     if (reach === 'none') throw denied(reply, request.access, `The credentials' scopes give no "read" right on keys starting with ${JSON.stringify(prefix)}`)
+    if (wantsEventStream(request)) return app.liveStreams.openPrefix(request, reply, prefix, reach)
     const admits = reach === 'all' ? undefined : (key: string) => reach.some((granted) => key.startsWith(granted))
     const listing = await store.list(prefix, decodeCursor(request.query.cursor, prefix), limit, admits)
     const next = listing.next === undefined ? null : encodeCursor(prefix, listing.next)

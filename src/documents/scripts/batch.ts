@@ -31,15 +31,15 @@ function batchReply (raw: unknown): BatchReply {
 
 /**
  * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
- * one hash slot, given with the slot's schema mirror, a scratch key, the longest document in bytes and the
- * events streams' bounds (see recordEvent); each document with its version record and events stream.
+ * one hash slot, given with the slot's schema mirror, a scratch key, the slot's feed, the longest document in
+ * bytes and the events streams' and feed's bounds (see recordEvent); each document with its version record and events stream.
  * An item that fails leaves its document untouched and the others still apply. When any schema guard
  * fails, nothing is written.
  */
 export const batchPutScript = new LuaScript('batch-put', protocol({
-  keys: ['mirror', 'scratch'],
+  keys: ['mirror', 'scratch', 'feed'],
   keyGroups: { name: 'documents', keys: ['doc', 'ver', 'events'] },
-  args: { maxBytes: number, eventsMaxLen: number, eventsRetentionMs: number, items: list(batchItem) },
+  args: { maxBytes: number, eventsMaxLen: number, eventsRetentionMs: number, feedMaxLen: number, items: list(batchItem) },
   reply: batchReply
 }), `
 for i, item in ipairs(items) do
@@ -76,7 +76,7 @@ for i, item in ipairs(items) do
       local version = bump(item.ver, size, item.depth)
       applyTtl(item.doc, item.ver, item.ttl)
       changed('replace', '""', item.value)
-      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs)
+      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, item.doc)
       results[i] = { k and 'ok' or 'created', version }
     else
       results[i] = { 'toolarge', tostring(tooLarge) }

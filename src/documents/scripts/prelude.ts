@@ -327,13 +327,19 @@ local function parentPointer(pointer) return string.match(pointer, '^(.*)/[^/]*"
 -- Appends the call's changes to the document's events stream as one entry, in the step that wrote them:
 -- the version they made and the id of the entry before (a reader meeting another knows it missed some).
 -- maxLen: the entries the stream keeps, about (0: no feed); retentionMs: how long it keeps them.
-local function recordEvent(events, version, maxLen, retentionMs)
+-- The same entry, naming the document's key (docKey), goes to the namespace's feed (feed, about feedMaxLen
+-- entries; 0: none), which prefix streams read.
+local function appendEntry(stream, maxLen, retentionMs, ...)
+  local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
+  redis.call('XADD', stream, 'MAXLEN', '~', string.format('%d', maxLen), '*', 'prev', last and last[1] or '0-0', ...)
+  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
+  redis.call('PEXPIRE', stream, retentionMs)
+end
+local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, docKey)
   if #changes == 0 or maxLen == 0 then return end
-  local last = redis.call('XREVRANGE', events, '+', '-', 'COUNT', 1)[1]
-  redis.call('XADD', events, 'MAXLEN', '~', string.format('%d', maxLen), '*', 'prev', last and last[1] or '0-0', 'v', version,
-    'c', '[' .. table.concat(changes, ',') .. ']')
-  redis.call('XTRIM', events, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
-  redis.call('PEXPIRE', events, retentionMs)
+  local list = '[' .. table.concat(changes, ',') .. ']'
+  appendEntry(events, maxLen, retentionMs, 'v', version, 'c', list)
+  if feedMaxLen > 0 then appendEntry(feed, feedMaxLen, retentionMs, 'k', docKey, 'v', version, 'c', list) end
   changes = {}
 end
 
@@ -351,8 +357,8 @@ end
  */
 export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes = 0, math.huge, {}, {}' }
 
-/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its events stream. */
-const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'events'] as const
+/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its events stream, the feed. */
+const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'events', 'feed'] as const
 
 /** What every single-document write takes first: preconditions, whether to answer the value, ttl, the location. */
 const writeHead = {
@@ -393,13 +399,15 @@ const guardArgs = {
 }
 
 /**
- * What every single-document write takes for the change feed: the location as a JSON-encoded pointer, and the
- * events stream's bounds (EVENTS_MAXLEN, 0 for no feed, and EVENTS_RETENTION_MS).
+ * What every single-document write takes for the change feed: the location as a JSON-encoded pointer, the
+ * events stream's bounds (EVENTS_MAXLEN, 0 for no feed, and EVENTS_RETENTION_MS) and the namespace feed's
+ * (EVENTS_FEED_MAXLEN, 0 for none).
  */
 const feedArgs = {
   location: text,
   eventsMaxLen: number,
-  eventsRetentionMs: number
+  eventsRetentionMs: number,
+  feedMaxLen: number
 }
 
 export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
@@ -456,7 +464,7 @@ local function done(status, loc, value)
   if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
   local version = bump(ver, size, depth)
   local expires = applyTtl(doc, ver, ttl)
-  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs) end
+  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc) end
   return { status, version, value, expires or false }
 end
 `

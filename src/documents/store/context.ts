@@ -29,6 +29,8 @@ export interface EventFeedSettings {
   maxLen: number
   /** How long an entry is kept, at least while fewer than maxLen followed it; the stream goes once idle that long. */
   retentionMs: number
+  /** Entries the namespace's feed (every write's entry, with its key: prefix streams read it) keeps, about; 0: none. */
+  feedMaxLen: number
 }
 
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */
@@ -54,6 +56,8 @@ export interface VersionRecord {
 export const VERSION_SUFFIX = '\u001fversion'
 /** Suffix of the key of a document's events stream, in its slot: see src/live. */
 export const EVENTS_SUFFIX = '\u001fevents'
+/** Suffix of the namespace's feed, every write's entry with its key (see src/live): on a cluster, one per slot. */
+export const FEED_SUFFIX = '\u001ffeed'
 
 /**
  * Keys for data of the document at `key` (its version record, scratch copies), `<prefix>{tag}<key><suffix>`,
@@ -73,6 +77,19 @@ export function derivedKeysOf (context: Pick<StoreContext, 'keyPrefix'>, key: st
  */
 export function schemaMirror (context: StoreContext, slotMirror: string): string {
   return context.redis.isCluster ? slotMirror : context.keyPrefix + MIRROR_SUFFIX
+}
+
+/**
+ * The namespace's feed a write appends to, from the key of its slot's: on a single Redis, the one feed of the
+ * namespace. On a cluster, prefix streams are not served: its writes record no feed entry (feedMaxLenOf).
+ */
+export function feedKey (context: StoreContext, slotFeed: string): string {
+  return context.redis.isCluster ? slotFeed : context.keyPrefix + FEED_SUFFIX
+}
+
+/** The entries the feed keeps (EVENTS_FEED_MAXLEN), 0 when writes record none: no feed on a cluster, nor without events. */
+export function feedMaxLenOf ({ events, redis }: StoreContext): number {
+  return redis.isCluster || events.maxLen === 0 ? 0 : events.feedMaxLen
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */

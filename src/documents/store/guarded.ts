@@ -8,7 +8,7 @@ import type { DocumentAddress } from '../pointer.js'
 import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/prelude.js'
 import type { DocumentReply } from '../scripts/protocol.js'
 import {
-  call, derivedKeysOf, EVENTS_SUFFIX, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
+  call, derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedKey, feedMaxLenOf, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
 } from './context.js'
 
 /**
@@ -37,15 +37,23 @@ const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fco
 
 /** The keys of a write of the document at key. */
 function writeKeysOf (context: StoreContext, key: string): WriteKeys {
-  const [ver, work, scratch, copyKey, events, mirror] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX])
+  const [ver, work, scratch, copyKey, events, mirror, feed] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX, FEED_SUFFIX])
   return {
-    doc: context.keyPrefix + key, ver: ver!, work: work!, scratch: scratch!, mirror: schemaMirror(context, mirror!), copyKey: copyKey!, events: events!
+    doc: context.keyPrefix + key,
+    ver: ver!,
+    work: work!,
+    scratch: scratch!,
+    mirror: schemaMirror(context, mirror!),
+    copyKey: copyKey!,
+    events: events!,
+    feed: feedKey(context, feed!)
   }
 }
 
-/** What a write at tokens tells the change feed: where it is, and the events stream's bounds. */
-function feedOf ({ events }: StoreContext, tokens: readonly string[]): WriteFeed {
-  return { location: feedPointer(tokens), eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs }
+/** What a write at tokens tells the change feed: where it is, and the events stream's and the feed's bounds. */
+function feedOf (context: StoreContext, tokens: readonly string[]): WriteFeed {
+  const { events } = context
+  return { location: feedPointer(tokens), eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs, feedMaxLen: feedMaxLenOf(context) }
 }
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */

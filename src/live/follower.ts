@@ -1,0 +1,136 @@
+import type { CommandSender } from '../redis/redis.js'
+import type { EventReader } from './event-reader.js'
+import { compareIds, entriesAfter, FEED_PAGE, follows, idTime, type FeedEntry } from './feed.js'
+import type { SseWriter } from './sse.js'
+
+export interface FollowerOptions {
+  reader: EventReader
+  /** Reads what the reader is past (a subscriber starting behind it, or after a gap): the service's client. */
+  redis: CommandSender
+  timeoutMs: number
+  retentionMs: number
+  /** The stream of entries followed: a document's events stream, or the namespace's feed. */
+  stream: string
+  /** Called once the stream ended, whatever ended it. */
+  onEnd: () => void
+}
+
+/** Entries a stream may hold while it reads from Redis; past them it starts again from a fresh value. */
+const MAX_PENDING = 10_000
+
+/** Why a stream starts afresh: its resume point is too old, or entries after it are gone. */
+export const TOO_OLD = 'the last event id is older than the retention of events'
+export const GONE = 'events since the last event id are no longer kept'
+
+/**
+ * One subscriber's stream of entries, each sent with the id of its entry. Every entry it takes must follow
+ * the last one it took (its `prev`); when one does not, it reads the stream from the last one, and when that
+ * is gone (past the retention) it starts afresh, saying `reset`: it never skips an entry silently, and never
+ * sends one twice. What it sends of an entry, and how it starts afresh, are the subclass's.
+ */
+export abstract class EntryFollower {
+  /** The id of the last entry taken: the stream's position, and the id of the events it sends. */
+  protected last = '0-0'
+  #pending: FeedEntry[] = []
+  #catchingUp = true
+  #pumping = false
+  #ended = false
+  #unwatch: (() => void) | undefined
+
+  constructor (protected readonly out: SseWriter, private readonly follower: FollowerOptions) {}
+
+  /** Starts after the event `resumeFrom` when given (Last-Event-ID), else from now. */
+  async start (resumeFrom: string | undefined): Promise<void> {
+    if (resumeFrom !== undefined && idTime(resumeFrom) >= Date.now() - this.follower.retentionMs) {
+      this.last = resumeFrom
+      this.resumed()
+    } else {
+      await this.restart(resumeFrom, resumeFrom === undefined ? undefined : TOO_OLD)
+    }
+    this.#catchingUp = true
+    if (this.#ended) return
+    this.#unwatch = this.follower.reader.watch(this.follower.stream, this.last, this.#take)
+    await this.#pump()
+  }
+
+  /** Ends the stream, sending a last `end` event saying why when given. */
+  end (reason?: string): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.#unwatch?.()
+    if (reason !== undefined) this.out.event('end', this.last, JSON.stringify({ reason }))
+    this.out.end()
+    this.follower.onEnd()
+  }
+
+  /** Called when the stream resumes from the client's position, before any entry. */
+  protected resumed (): void {}
+
+  /** Keeps an idle stream open through proxies. */
+  heartbeat (): void {
+    this.out.heartbeat()
+  }
+
+  /**
+   * Starts afresh from what is there now: sets `last`, and sends what a client needs to go on from it,
+   * with a `reset` first when there is a reason (a client that held a position `from`, now lost).
+   */
+  protected abstract restart (from: string | undefined, reason: string | undefined): Promise<void>
+
+  /** Takes an entry that follows `last`: sets `last` to its id, and sends what it means to the subscriber. */
+  protected abstract deliver (entry: FeedEntry): void
+
+  protected send (name: string, json: string): void {
+    if (!this.out.event(name, this.last, json)) this.end()
+  }
+
+  readonly #take = (entries: readonly FeedEntry[]): void => {
+    this.#pending.push(...entries)
+    if (this.#pending.length > MAX_PENDING) {
+      this.#pending = []
+      this.#catchingUp = true
+    }
+    void this.#pump()
+  }
+
+  async #pump (): Promise<void> {
+    if (this.#pumping) return
+    this.#pumping = true
+    try {
+      while (!this.#ended) {
+        if (this.#catchingUp) {
+          await this.#catchUp()
+          continue
+        }
+        const entry = this.#pending.shift()
+        if (entry === undefined) return
+        if (compareIds(entry.id, this.last) <= 0) continue
+        if (!follows(entry, this.last)) {
+          this.#pending.unshift(entry)
+          this.#catchingUp = true
+          continue
+        }
+        this.deliver(entry)
+      }
+    } catch {
+      // Redis did not answer: the client resumes from its last event on another connection.
+      this.end()
+    } finally {
+      this.#pumping = false
+    }
+  }
+
+  /** Reads one page of the stream after the last entry taken; a page that does not follow it means entries are gone. */
+  async #catchUp (): Promise<void> {
+    const page = await entriesAfter(this.follower.redis, this.follower.stream, this.last, this.follower.timeoutMs)
+    if (this.#ended) return
+    const first = page[0] ?? this.#pending.find((entry) => compareIds(entry.id, this.last) > 0)
+    if (first !== undefined && !follows(first, this.last)) {
+      this.#pending = []
+      await this.restart(this.last, GONE)
+      return
+    }
+    for (const entry of page) this.deliver(entry)
+    if (page.length < FEED_PAGE) this.#catchingUp = false
+  }
+}

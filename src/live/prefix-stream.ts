@@ -1,0 +1,86 @@
+import { etagOf } from '../http/conditional.js'
+import { redisCall } from '../redis/deadline.js'
+import { eventAt } from './changes.js'
+import { emptyMark, type FeedEntry } from './feed.js'
+import { EntryFollower, type FollowerOptions } from './follower.js'
+import type { SseWriter } from './sse.js'
+
+export interface PrefixStreamOptions extends FollowerOptions {
+  /** The service's KEY_PREFIX: feed entries name the Redis key of their document. */
+  keyPrefix: string
+  /** The documents followed: keys starting with it. */
+  prefix: string
+  /** Narrower prefixes, one of which a key must start with too (the reader's read scopes under prefix), or 'all'. */
+  reach: 'all' | readonly string[]
+  /** Events already made of a feed entry, shared by the prefix streams of an instance. */
+  frames: PrefixFrameCache
+}
+
+/** An entry's event for every prefix stream that shows its key: its name and data; null for none. */
+type PrefixFrame = { name: string, json: string } | null
+
+/** Per feed entry, its event: a thousand subscribers of one prefix cost one translation. */
+export type PrefixFrameCache = WeakMap<FeedEntry, PrefixFrame>
+
+/** The event a feed entry makes for the document at key: the changes as a patch of the whole document. */
+function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): PrefixFrame {
+  let frame = frames.get(entry)
+  if (frame !== undefined) return frame
+  const named = `{"key":${JSON.stringify(key)}`
+  const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
+  const event = eventAt([], entry.changes)
+  switch (event.kind) {
+    case 'patch': frame = { name: 'patch', json: `${named},"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break
+    case 'put': frame = { name: 'put', json: `${named},"value":${JSON.stringify(event.value)},"etag":${etag}}` }; break
+    case 'delete': frame = { name: 'delete', json: `${named}}` }; break
+    case 'none': frame = null; break
+  }
+  frames.set(entry, frame)
+  return frame
+}
+
+/**
+ * One subscriber's stream of every document under a key prefix that it may read, following the namespace's
+ * feed: an event per write, naming its key. There is no value to start from: a new stream starts from the
+ * feed's last entry (its id sent at once, so that a client resuming before any event misses nothing), and
+ * after a gap it sends `reset` telling the client to reload the documents, and goes on from there.
+ */
+export class PrefixStream extends EntryFollower {
+  constructor (out: SseWriter, private readonly options: PrefixStreamOptions) {
+    super(out, options)
+  }
+
+  /** Says the position back at once, as a new stream does: a client holds it even before any event. */
+  protected override resumed (): void {
+    this.out.position(this.last)
+  }
+
+  /** Idle streams move their client's position on: a narrow subscriber of a busy feed resumes from near now. */
+  override heartbeat (): void {
+    this.out.position(this.last)
+  }
+
+  protected async restart (_from: string | undefined, reason: string | undefined): Promise<void> {
+    const { redis, stream, timeoutMs } = this.options
+    const [last] = await redisCall(redis.send<Array<[string, unknown]>>(stream, ['XREVRANGE', stream, '+', '-', 'COUNT', '1']), timeoutMs)
+    this.last = last === undefined ? emptyMark(Date.now()) : last[0]
+    if (reason === undefined) this.out.position(this.last)
+    else this.send('reset', JSON.stringify({ reason, reload: true }))
+  }
+
+  protected deliver (entry: FeedEntry): void {
+    this.last = entry.id
+    const { keyPrefix, frames } = this.options
+    // Only entries of keys the stream shows are translated (once for every stream that shows them).
+    if (entry.redisKey?.startsWith(keyPrefix) !== true) return
+    const key = entry.redisKey.slice(keyPrefix.length)
+    if (!this.#shows(key)) return
+    const frame = frameOf(frames, entry, key)
+    if (frame !== null) this.send(frame.name, frame.json)
+  }
+
+  #shows (key: string): boolean {
+    const { prefix, reach } = this.options
+    return key.startsWith(prefix) && (reach === 'all' || reach.some((granted) => key.startsWith(granted)))
+  }
+}

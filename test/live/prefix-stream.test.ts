@@ -1,0 +1,222 @@
+import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
+import { buildTestApp, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
+import { applyPatch, expectFullThenShutdown, SseClient, until, type SseEvent } from '../helpers/sse.js'
+
+const app = await buildTestApp()
+const onCluster = app.redis.isCluster
+
+type Json = Parameters<typeof applyPatch>[0]
+
+/** What a subscriber of a prefix holds after each event: every document it was told of, with its ETag. */
+class PrefixSubscriber {
+  readonly documents = new Map<string, { value: Json, etag: string }>()
+  readonly seen: string[] = []
+  readonly kinds: string[] = []
+
+  apply (event: SseEvent): void {
+    this.kinds.push(event.event)
+    if (event.event === 'reset' || event.event === 'end') return
+    this.seen.push(event.id!)
+    const data = JSON.parse(event.data) as { key: string, value?: Json, patch?: Parameters<typeof applyPatch>[1], etag?: string }
+    if (event.event === 'delete') this.documents.delete(data.key)
+    else if (event.event === 'put') this.documents.set(data.key, { value: data.value!, etag: data.etag! })
+    else this.documents.set(data.key, { value: applyPatch(this.documents.get(data.key)!.value, data.patch!), etag: data.etag! })
+  }
+}
+
+/** Every document under prefix as the service holds it, keys among those written. */
+async function storedUnder (instance: FastifyInstance, keys: readonly string[]) {
+  const held = new Map<string, { value: Json, etag: string }>()
+  for (const key of keys) {
+    const response = await get(instance, `/docs/${encodeURIComponent(key)}`)
+    if (response.statusCode === 200) held.set(key, { value: response.json(), etag: String(response.headers.etag) })
+  }
+  return held
+}
+
+const streamUrl = (prefix: string, query = '') => `/docs?prefix=${encodeURIComponent(prefix)}${query}`
+
+/** Opens a prefix stream and waits until it has said where it starts (its first id). */
+async function openPrefix (instance: FastifyInstance, prefix: string, headers: Record<string, string> = {}, query = '') {
+  const client = await SseClient.open(instance, streamUrl(prefix, query), headers)
+  await until(() => client.lastId !== undefined || client.ended, 10_000, () => 'the stream sent no id')
+  return client
+}
+
+describe.skipIf(onCluster)('a live stream of a key prefix', () => {
+  it('sends an event per write under the prefix, naming its key, and nothing for other keys', async () => {
+    const prefix = `${uniqueKey('p')}:`
+    const [a, b] = [`${prefix}a`, `${prefix}b`]
+    const elsewhere = `${uniqueKey('q')}:a`
+    const client = await openPrefix(app, prefix)
+    expect(client.status).toBe(200)
+    expect(client.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    expect(client.events).toEqual([])
+
+    const created = await put(app, `/docs/${a}`, { n: 1, list: [] })
+    await put(app, `/docs/${elsewhere}`, { n: 1 })
+    const member = await put(app, `/docs/${a}/n`, 2)
+    const pushed = await operate(app, `/docs/${a}/list`, { op: 'push', values: ['x'] })
+    await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: b, value: [1] }, { key: elsewhere, value: 2 }] }))
+    expect((await remove(app, `/docs/${a}`)).statusCode).toBe(204)
+    const events = await client.waitForCount(5)
+    expect(events.map(({ event, data }) => [event, JSON.parse(data)])).toEqual([
+      ['put', { key: a, value: { n: 1, list: [] }, etag: created.headers.etag }],
+      ['patch', { key: a, patch: [{ op: 'replace', path: '/n', value: 2 }], etag: member.headers.etag }],
+      ['patch', { key: a, patch: [{ op: 'replace', path: '/list', value: ['x'] }], etag: pushed.headers.etag }],
+      ['put', { key: b, value: [1], etag: (await get(app, `/docs/${b}`)).headers.etag }],
+      ['delete', { key: a }]
+    ])
+    const ids = events.map((event) => event.id!)
+    expect(ids.every((id) => /^\d+-\d+$/.test(id))).toBe(true)
+    expect(new Set(ids).size).toBe(ids.length)
+    await put(app, `/docs/${elsewhere}`, { n: 3 })
+    await put(app, `/docs/${b}`, 'last')
+    await client.waitForCount(6)
+    expect(client.events).toHaveLength(6)
+  })
+
+  it('reproduces every document under the prefix, under concurrent writers on two instances', async () => {
+    const other = await buildTestApp({ keyPrefix: app.keyPrefix })
+    const prefix = `${uniqueKey('c')}:`
+    const keys = [0, 1, 2].map((index) => `${prefix}${index}`)
+    const client = await openPrefix(other, prefix)
+    const writers = [app, other].flatMap((instance, side) => [0, 1].map(async (writer) => {
+      for (let step = 0; step < 20; step++) {
+        const key = keys[(side + writer + step) % keys.length]!
+        const which = (side * 2 + writer + step) % 5
+        if (which === 0) await put(instance, `/docs/${key}`, { n: step, list: [], tags: {} })
+        else if (which === 1) await operate(instance, `/docs/${key}/list`, { op: 'push', values: [step] })
+        else if (which === 2) await patch(instance, `/docs/${key}/tags`, { [`t${step % 3}`]: step % 2 === 0 ? step : null })
+        else if (which === 3) await jsonPatch(instance, `/docs/${key}`, [{ op: 'replace', path: '/n', value: side }])
+        else if (step % 4 === 0) await remove(instance, `/docs/${key}`)
+      }
+    }))
+    await Promise.all(writers)
+    const expected = await storedUnder(app, keys)
+    const subscriber = new PrefixSubscriber()
+    let applied = 0
+    await until(() => {
+      for (; applied < client.events.length; applied++) subscriber.apply(client.events[applied]!)
+      return JSON.stringify([...subscriber.documents].sort()) === JSON.stringify([...expected].sort())
+    }, 10_000, () => `the subscriber holds ${JSON.stringify([...subscriber.documents])}, the service ${JSON.stringify([...expected])}`)
+    expect(new Set(subscriber.seen).size).toBe(subscriber.seen.length)
+  })
+})
+
+describe.skipIf(onCluster)('resuming a prefix stream', () => {
+  it('after drops at random points, on either instance, gets exactly the missed events', async () => {
+    const other = await buildTestApp({ keyPrefix: app.keyPrefix })
+    const instances = [app, other]
+    let seed = 7
+    const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
+    const prefix = `${uniqueKey('r')}:`
+    const keys = [0, 1, 2, 3].map((index) => `${prefix}${index}`)
+    const followers = await Promise.all([0, 1, 2].map(async (index) => ({
+      client: await openPrefix(instances[index % 2]!, prefix), subscriber: new PrefixSubscriber(), applied: 0
+    })))
+    const catchUp = (follower: typeof followers[number]) => {
+      for (; follower.applied < follower.client.events.length; follower.applied++) follower.subscriber.apply(follower.client.events[follower.applied]!)
+    }
+    let writing = true
+    const writers = instances.map(async (instance, side) => {
+      for (let step = 0; step < 40; step++) {
+        const key = keys[(side + step) % keys.length]!
+        if (step % 7 === 3) await remove(instance, `/docs/${key}`)
+        else if (step % 3 === 0) await put(instance, `/docs/${key}`, { side, step, list: [] })
+        else await put(instance, `/docs/${key}/s${side}`, step)
+      }
+    })
+    const droppers = followers.map(async (follower) => {
+      while (writing) {
+        await new Promise((resolve) => setTimeout(resolve, 20 + random() * 80))
+        follower.client.close()
+        catchUp(follower)
+        const resume = follower.client.lastId!
+        const instance = instances[Math.floor(random() * 2)]!
+        follower.client = random() < 0.5
+          ? await openPrefix(instance, prefix, { 'last-event-id': resume })
+          : await openPrefix(instance, prefix, {}, `&since=${resume}`)
+        follower.applied = 0
+      }
+    })
+    await Promise.all(writers)
+    writing = false
+    await Promise.all(droppers)
+    const expected = await storedUnder(app, keys)
+    for (const follower of followers) {
+      await until(() => {
+        catchUp(follower)
+        return JSON.stringify([...follower.subscriber.documents].sort()) === JSON.stringify([...expected].sort())
+      }, 10_000, () => `a follower holds ${JSON.stringify([...follower.subscriber.documents])}, the service ${JSON.stringify([...expected])}`)
+      expect(follower.subscriber.kinds).not.toContain('reset')
+      expect(new Set(follower.subscriber.seen).size).toBe(follower.subscriber.seen.length)
+    }
+  })
+
+  it('from an id past the retention, or after events were trimmed: reset telling the client to reload, then on from now', async () => {
+    const small = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 5 } })
+    const prefix = `${uniqueKey('g')}:`
+    const old = await openPrefix(small, prefix, { 'last-event-id': '1000-0' })
+    await old.waitForCount(1)
+    expect(old.events[0]).toMatchObject({ event: 'reset' })
+    expect(JSON.parse(old.events[0]!.data)).toMatchObject({ reload: true })
+    expect(old.events[0]!.id).toMatch(/^\d+-\d+$/)
+    await put(small, `/docs/${prefix}x`, 1)
+    await old.waitForCount(2)
+    expect(old.events[1]).toMatchObject({ event: 'put', data: JSON.stringify({ key: `${prefix}x`, value: 1, etag: (await get(small, `/docs/${prefix}x`)).headers.etag }) })
+
+    const first = await openPrefix(small, prefix)
+    await put(small, `/docs/${prefix}y`, 0)
+    await first.waitForCount(1)
+    first.close()
+    for (let step = 1; step <= 250; step++) await put(small, `/docs/${prefix}y`, step)
+    const resumed = await openPrefix(small, prefix, { 'last-event-id': first.lastId! })
+    await resumed.waitForCount(1)
+    expect(resumed.events[0]).toMatchObject({ event: 'reset' })
+    expect(JSON.parse(resumed.events[0]!.data)).toMatchObject({ reload: true })
+    await put(small, `/docs/${prefix}y`, 'after')
+    await resumed.waitFor((event) => event.event === 'put' && JSON.parse(event.data).value === 'after')
+    expect(resumed.events.slice(1).map((event) => JSON.parse(event.data).value)).toEqual(['after'])
+  })
+
+  it('refuses an id that is not one', async () => {
+    const client = await SseClient.open(app, streamUrl('a:', '&since=yesterday'))
+    await client.waitForEnd()
+    expect(client.status).toBe(400)
+  })
+})
+
+describe.skipIf(onCluster)('the connection of a prefix stream', () => {
+  it('carries its position as heartbeats, counts against MAX_STREAMS, and ends with an end event when the app closes', async () => {
+    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
+    const prefix = `${uniqueKey('h')}:`
+    const client = await openPrefix(own, prefix)
+    const started = client.lastId
+    await put(own, `/docs/${uniqueKey('elsewhere')}`, 1)
+    // A write the stream does not show still moves its position on, with the next heartbeat.
+    await until(() => client.lastId !== started, 5000, () => 'the position did not move')
+    expect(client.events).toEqual([])
+    await expectFullThenShutdown(own, client, streamUrl(prefix))
+  })
+})
+
+describe('prefix streams are refused, with a problem, where they are not served', () => {
+  it.skipIf(!onCluster)('on a Redis Cluster: 406', async () => {
+    const response = await get(app, streamUrl('a:'), { accept: 'text/event-stream' })
+    expect(response.statusCode).toBe(406)
+    expect(response.json()).toMatchObject({ code: 'DOCS_ERR_STREAMS_OFF' })
+    expect(response.json().detail).toContain('Cluster')
+  })
+
+  it('without a feed (EVENTS_FEED_MAXLEN=0, or EVENTS_MAXLEN=0): 406, while a listing still answers', async () => {
+    for (const events of [{ maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0 }, { maxLen: 0, retentionMs: 60_000, feedMaxLen: 1000 }]) {
+      const off = await buildTestApp({ events })
+      const response = await get(off, streamUrl('a:'), { accept: 'text/event-stream' })
+      expect(response.statusCode).toBe(406)
+      expect(response.json()).toMatchObject({ code: 'DOCS_ERR_STREAMS_OFF' })
+      expect((await get(off, streamUrl('a:'))).statusCode).toBe(200)
+    }
+  })
+})
