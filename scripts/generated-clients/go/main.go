@@ -416,9 +416,11 @@ func tokens(c *jsondocs.ClientWithResponses) {
 	expectStatus("HEAD tokens", must(c.HeadListTokensWithResponse(ctx)).HTTPResponse, 200)
 	expectStatus("revoke token", must(c.RevokeTokenWithResponse(ctx, created.JSON201.Id)).HTTPResponse, 204)
 	expectStatus("revoke again", must(c.RevokeTokenWithResponse(ctx, created.JSON201.Id)).HTTPResponse, 404)
-	ticket := must(c.CreateStreamTicketWithResponse(ctx, jsondocs.StreamTicketRequest{Key: "gouser:1"}))
-	expectStatus("stream ticket", ticket.HTTPResponse, 201)
-	if !strings.HasPrefix(ticket.JSON201.Ticket, "jst.") {
-		fail("ticket %q", ticket.JSON201.Ticket)
+	for _, request := range []jsondocs.StreamTicketRequest{{Key: ptr("gouser:1")}, {Prefix: ptr("gouser:")}} {
+		ticket := must(c.CreateStreamTicketWithResponse(ctx, request))
+		expectStatus("stream ticket", ticket.HTTPResponse, 201)
+		if !strings.HasPrefix(ticket.JSON201.Ticket, "jst.") {
+			fail("ticket %q", ticket.JSON201.Ticket)
+		}
 	}
 }

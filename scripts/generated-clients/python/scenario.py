@@ -289,9 +289,10 @@ def tokens(api: AccessApi):
 
 
 def stream_ticket(api: LiveApi):
-    ticket = api.create_stream_ticket_with_http_info(StreamTicketRequest(key='pyuser:1'))
-    expect('stream ticket', ticket.status_code, 201)
-    expect_that('ticket', ticket.data.ticket.startswith('jst.'), ticket.data.ticket)
+    for request in (StreamTicketRequest(key='pyuser:1'), StreamTicketRequest(prefix='pyuser:')):
+        ticket = api.create_stream_ticket_with_http_info(request)
+        expect('stream ticket', ticket.status_code, 201)
+        expect_that('ticket', ticket.data.ticket.startswith('jst.'), ticket.data.ticket)
 
 
 def main():
