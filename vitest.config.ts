@@ -9,13 +9,19 @@ const ownRedisOnly = [
   'test/server.test.ts', 'test/server-crashes.test.ts', 'test/workers.test.ts', 'test/upgrade.test.ts',
   'test/redis/local-server.test.ts', 'test/redis/local-cluster.test.ts', 'test/redis/cluster-failover.test.ts',
   'test/redis/connection-watch.test.ts', 'test/redis/availability.test.ts', 'test/redis/probe.test.ts',
-  'test/abuse/**'
+  'test/http/health-own-redis.test.ts', 'test/abuse/**'
 ]
+
+/**
+ * Files whose subject is the same whatever Redis answers: connections and timeouts of the HTTP layer, the
+ * validation workers' time and memory bounds. The cluster run leaves them out too, to keep CI short.
+ */
+const sameOnAnyRedis = ['test/http/connections.test.ts', 'test/collections/validation-limits.test.ts']
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', ...(process.env.TEST_REDIS === 'cluster' ? ownRedisOnly : [])],
+    exclude: ['**/node_modules/**', ...(process.env.TEST_REDIS === 'cluster' ? [...ownRedisOnly, ...sameOnAnyRedis] : [])],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000
