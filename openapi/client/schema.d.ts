@@ -412,7 +412,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived ticket that opens live streams of one document or key prefix, for an EventSource
-         * @description An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens `GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone (with `key`), or `GET /docs?prefix=` with `Accept: text/event-stream` of this prefix alone (with `prefix`: it shows the keys the credentials could read when it was made, as a listing would), for `STREAM_TICKET_TTL_MS` (reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when their token is revoked or they expire. The service never logs it.
+         * @description An `EventSource` cannot send an Authorization header: pass the ticket as `?ticket=` instead. It opens `GET /docs/{key}[/{pointer}]` with `Accept: text/event-stream` of this key alone (with `key`), or `GET /docs?prefix=` with `Accept: text/event-stream` of this prefix alone (with `prefix`: it shows the keys the credentials could read when it was made, as a listing would), for `STREAM_TICKET_TTL_MS` (reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when their token is revoked or they expire. The service never logs it. One credential (one client address without one) makes at most 1000 tickets per `STREAM_TICKET_TTL_MS` window, whatever `RATE_LIMIT` says: 429 past them.
          */
         post: operations["createStreamTicket"];
         delete?: never;

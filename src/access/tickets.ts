@@ -3,6 +3,7 @@ import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import { number, optionalNumberText, protocol, text } from '../redis/script-protocol.js'
 import type { CommandSender } from '../redis/redis.js'
+import { RateLimiter, type Admission } from './rate-limit.js'
 import type { Lifeline } from './scopes.js'
 
 /**
@@ -46,13 +47,27 @@ function sha256 (text: string): Buffer {
   return createHash('sha256').update(text).digest()
 }
 
+/**
+ * Tickets one credential (one client address without one) may have made per STREAM_TICKET_TTL_MS window:
+ * with tickets living one window, it holds at most twice as many at once, whatever RATE_LIMIT says.
+ */
+export const MAX_TICKETS_PER_WINDOW = 1000
+
 export function createTicketStore (client: CommandSender, writer: CommandSender,
   { keyPrefix, timeoutMs, ttlMs }: { keyPrefix: string, timeoutMs: number, ttlMs: number }) {
   const keyOf = (id: string) => keyPrefix + TICKET_INFIX + id
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
+  const windowSeconds = Math.ceil(ttlMs / 1000)
+  const quota = new RateLimiter({ name: 'default', count: MAX_TICKETS_PER_WINDOW, windowMs: windowSeconds * 1000, windowSeconds },
+    writer, { keyPrefix: keyPrefix + TICKET_INFIX, timeoutMs })
 
   return {
     ttlMs,
+
+    /** Whether the identity may make one more ticket in this window; takes it from the quota when it may. */
+    admit (identity: string): Promise<Admission> {
+      return quota.admit(identity)
+    },
 
     /** A new ticket for ticket.target, living ttlMs (never past the credential's own expiry). */
     async create (ticket: Ticket): Promise<{ ticket: string, expiresAt: number }> {

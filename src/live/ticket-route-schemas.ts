@@ -1,4 +1,5 @@
 import { jsonResponse, problemResponses } from '../openapi/components.js'
+import { MAX_TICKETS_PER_WINDOW } from '../access/tickets.js'
 import { keySchema } from '../documents/body-schemas.js'
 
 const ticketRequest = {
@@ -45,7 +46,8 @@ export const ticketRouteSchemas = {
       'with `Accept: text/event-stream` of this prefix alone (with `prefix`: it shows the keys the credentials could read ' +
       'when it was made, as a listing would), for `STREAM_TICKET_TTL_MS` ' +
       '(reconnections included), and only while the credentials that asked for it hold: a stream it opened ends when ' +
-      'their token is revoked or they expire. The service never logs it.',
+      'their token is revoked or they expire. The service never logs it. One credential (one client address without one) ' +
+      `makes at most ${MAX_TICKETS_PER_WINDOW} tickets per \`STREAM_TICKET_TTL_MS\` window, whatever \`RATE_LIMIT\` says: 429 past them.`,
     body: { $ref: 'StreamTicketRequest#' },
     response: {
       201: jsonResponse('The ticket', { $ref: 'StreamTicket#' }),

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { denied } from '../access/plugin.js'
 import { listingReach, reaches } from '../access/scopes.js'
-import type { Ticket } from '../access/tickets.js'
+import { MAX_TICKETS_PER_WINDOW, type Ticket } from '../access/tickets.js'
+import { RateLimitedError } from '../errors.js'
 import { onEachKey } from '../documents/routes/access-rules.js'
 import { acceptMediaTypes } from '../documents/request.js'
 import { ticketRouteSchemas as schemas } from './ticket-route-schemas.js'
@@ -29,6 +30,11 @@ export default async function ticketRoutes (app: FastifyInstance) {
     }
     const lifeline = access.kind === 'scoped' ? access.lifeline ?? {} : {}
     const identity = access.kind === 'scoped' ? access.identity : undefined
+    const admission = await app.access.tickets.admit(identity ?? 'address:' + request.ip)
+    if (!admission.allowed) {
+      reply.header('Retry-After', String(admission.resetSeconds))
+      throw new RateLimitedError(`More than ${MAX_TICKETS_PER_WINDOW} stream tickets in ${app.access.tickets.ttlMs / 1000} s from these credentials (or this address); retry in ${admission.resetSeconds} s`)
+    }
     const created = await app.access.tickets.create({ target, lifeline, ...(identity === undefined ? {} : { identity }) })
     return reply.code(201).header('Cache-Control', 'no-store').type('application/json')
       .send(JSON.stringify({ ticket: created.ticket, expiresAt: new Date(created.expiresAt).toISOString() }))

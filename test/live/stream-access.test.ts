@@ -6,6 +6,7 @@ import { buildApp, logRedaction } from '../../src/app.js'
 import { put, testConfig, uniqueKey } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { SseClient } from '../helpers/sse.js'
+import { MAX_TICKETS_PER_WINDOW } from '../../src/access/tickets.js'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../access/guarded-app.js'
 
 const app = await buildGuardedApp()
@@ -35,6 +36,21 @@ describe('a live stream needs the read right on its document', () => {
 })
 
 describe('a stream ticket', () => {
+  it(`is made at most ${MAX_TICKETS_PER_WINDOW} times per window by one credential, whatever RATE_LIMIT says: 429 with Retry-After past them`, async () => {
+    const [first, second] = await Promise.all([1, 2].map(() => tokenFor(app, [{ prefix: 'quota:', rights: ['read'] }])))
+    const key = `quota:${uniqueKey()}`
+    for (let made = 0; made < MAX_TICKETS_PER_WINDOW; made += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => ticketFor(key, bearer(first!.token))))
+      expect(answers.map((answer) => answer.statusCode)).toEqual(answers.map(() => 201))
+    }
+    const refused = await ticketFor(key, bearer(first!.token))
+    expect(refused.statusCode).toBe(429)
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect(refused.json().code).toBe('DOCS_ERR_RATE_LIMITED')
+    expect((await ticketFor(key, bearer(second!.token))).statusCode, 'another credential has its own quota').toBe(201)
+  })
+
   it('opens streams of its one document for an EventSource, and nothing else', async () => {
     const created = await tokenFor(app, [{ prefix: 'tk:', rights: ['read', 'write'] }])
     const key = `tk:${uniqueKey()}`
