@@ -1,5 +1,5 @@
 import { list, record, text } from '../../redis/script-protocol.js'
-import { guardedWrite } from './prelude.js'
+import { guardedWrite } from './guarded-write.js'
 import { jsonText, writtenPointer } from './protocol.js'
 
 /*

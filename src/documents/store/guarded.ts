@@ -5,7 +5,7 @@ import type { ValidationBudget } from '../../collections/validation-pool.js'
 import type { SchemaSource } from '../../collections/validation-protocol.js'
 import type { Violation } from '../../collections/validator.js'
 import type { DocumentAddress } from '../pointer.js'
-import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/prelude.js'
+import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/guarded-write.js'
 import type { DocumentReply } from '../scripts/protocol.js'
 import {
   call, derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedKey, feedMaxLenOf, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext

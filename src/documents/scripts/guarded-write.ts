@@ -1,0 +1,154 @@
+import { LuaScript } from '../../redis/lua-script.js'
+import {
+  flag, number, optionalNumber, optionalNumberText, protocol, text, type Arg, type ArgSpec, type ArgsOf, type KeysOf
+} from '../../redis/script-protocol.js'
+import { documentLua } from './prelude.js'
+import { documentReply, writtenPointer, type DocumentReply } from './protocol.js'
+
+/*
+ * The protocol every single-document write script shares: its keys, the head of its arguments
+ * (preconditions, ttl, location), the write guard's sizing, the change feed's bounds, and the Lua that
+ * checks them first and commits the write last (see guardedWrite).
+ */
+
+/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its events stream, the feed. */
+const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'events', 'feed'] as const
+
+/** What every single-document write takes first: preconditions, whether to answer the value, ttl, the location. */
+const writeHead = {
+  ifMatch: text,
+  ifNoneMatch: text,
+  wantValue: flag,
+  /** '' keeps the expiry, '0' removes it, else milliseconds from now. */
+  ttl: optionalNumberText,
+  tokens: writtenPointer
+}
+
+/** The sizing of a write, as the write guard takes it: see Sizing in the store. */
+type SizingMode = 'add' | 'replace' | 'keep'
+
+/*
+ * Every document write runs behind this guard. Its keys: the schema mirror of the document's slot, a copy
+ * key and the document's events stream (see recordEvent). Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
+ * base version ('' when any will do, 'absent' for no document), whether to preview, then the write's sizing:
+ * the bytes it may add to the document's text (none when unknown), the depth it may give it (none when
+ * unknown), how it changes them ('add', 'replace' for a whole new document, 'keep' for writes that cannot
+ * grow one), and the limits: the longest document and the work a script may do, in bytes.
+ * A preview applies the write to a copy and answers { 'preview', status, base version, whole document }
+ * leaving Redis as it was; the caller validates that document and then writes for real with the base
+ * version, so a write validated against a document that has changed since is answered 'stale' and never
+ * lands. A write that may take the document past the limit runs on a copy too, measured before it
+ * replaces the document: { 'toolarge', size } leaves Redis as it was.
+ */
+const guardArgs = {
+  collection: text,
+  schemaGuard: text,
+  base: text,
+  previewing: flag,
+  growth: optionalNumber,
+  depthAfter: optionalNumber,
+  sizing: text as Arg<SizingMode>,
+  maxBytes: number,
+  maxWork: number
+}
+
+/**
+ * What every single-document write takes for the change feed: the location as a JSON-encoded pointer, the
+ * events stream's bounds (EVENTS_MAXLEN, 0 for no feed, and EVENTS_RETENTION_MS) and the namespace feed's
+ * (EVENTS_FEED_MAXLEN, 0 for none).
+ */
+const feedArgs = {
+  location: text,
+  eventsMaxLen: number,
+  eventsRetentionMs: number,
+  feedMaxLen: number
+}
+
+export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
+export type WriteFeed = ArgsOf<typeof feedArgs>
+export type WriteHead = ArgsOf<typeof writeHead>
+export type WriteGuard = ArgsOf<typeof guardArgs>
+
+/** A single-document write script: its own arguments Op after the head and the guard's, its value V. */
+export type GuardedScript<Op, V> = LuaScript<WriteKeys, WriteHead & WriteGuard & WriteFeed & Op, DocumentReply<V>>
+
+const writeGuard = `
+-- The call's own: a preview replaces them below.
+local bump, applyTtl = bump, applyTtl
+if not schemaHolds(mirror, collection, schemaGuard) then return { 'schemachanged' } end
+local function baseVersion()
+  if redis.call('EXISTS', doc) == 0 then return 'absent' end
+  return (versionRecord(ver))
+end
+if base ~= '' and baseVersion() ~= base then return { 'stale' } end
+
+workLeft = maxWork
+
+local _, _, sizeBefore, depthBefore = versionRecord(ver)
+if sizing == 'replace' then sizeBefore, depthBefore = 0, 0 end
+local measuring = sizing ~= 'keep' and not (sizeBefore and growth and sizeBefore + growth <= maxBytes)
+local realDoc, seenBase = doc, nil
+if previewing then
+  seenBase = baseVersion()
+  bump = function() return (versionRecord(ver)) end
+  applyTtl = function() return nil end
+end
+if previewing or measuring then
+  redis.call('DEL', copyKey)
+  if redis.call('EXISTS', doc) == 1 then redis.call('COPY', doc, copyKey) end
+  doc = copyKey
+end
+
+-- The document's size and depth after the write (nil when it keeps them), measured when they may pass
+-- the limit; nil and the size when they do.
+local function settle()
+  if sizing == 'keep' then return nil, nil end
+  local depth = depthBefore and depthAfter and math.max(depthBefore, depthAfter) or -1
+  if not measuring then return sizeBefore + growth, depth end
+  local size = #redis.call('JSON.GET', doc, '$') - 2
+  spend(size)
+  if size > maxBytes then return nil, nil, size end
+  return size, depth
+end
+
+-- The reply of a write that succeeded: the value at loc when asked for (or value), the new version.
+local function done(status, loc, value)
+  local size, depth, tooLarge = settle()
+  if tooLarge then return { 'toolarge', tooLarge } end
+  if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
+  local version = bump(ver, size, depth)
+  local expires = applyTtl(doc, ver, ttl)
+  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc) end
+  return { status, version, value, expires or false }
+end
+`
+
+const commitReply = `
+local finished, reply = pcall(main)
+if not finished then
+  redis.call('DEL', copyKey, work, scratch)
+  if reply == TOO_COSTLY then return { 'toocostly' } end
+  error(reply)
+end
+local status = reply[1]
+local succeeded = status == 'ok' or status == 'created'
+if previewing then
+  local text = succeeded and redis.call('EXISTS', doc) == 1 and redis.call('JSON.GET', doc)
+  redis.call('DEL', copyKey)
+  if succeeded then return { 'preview', status, seenBase, text } end
+elseif doc ~= realDoc then
+  if succeeded and redis.call('EXISTS', doc) == 1 then redis.call('RENAME', doc, realDoc) else redis.call('DEL', doc) end
+end
+return reply
+`
+
+/**
+ * A single-document write script named name, taking args after the head and the guard's and answering values
+ * value parses: the prelude, the write guard, then the body.
+ */
+export function guardedWrite<A extends ArgSpec, V> (name: string, args: A, value: (raw: unknown) => V,
+  body: string, helpers = ''): GuardedScript<ArgsOf<A>, V> {
+  const declared = protocol({ keys: WRITE_KEYS, args: { ...writeHead, ...guardArgs, ...feedArgs, ...args }, reply: documentReply(value) })
+  return new LuaScript(name, declared, helpers + writeGuard + `local function main()\n${body}\nend\n` + commitReply,
+    { shared: documentLua }) as unknown as GuardedScript<ArgsOf<A>, V>
+}
