@@ -7,9 +7,8 @@
  *
  *   npx tsx bench/live.ts [--seconds 5] [--streams 1000] [--rate 1000] [--skip-build] [--writes-only] [--out results.json]
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, fork } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { request as httpRequest, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -61,29 +60,24 @@ async function writeCost (options: Options, stoppers: Stoppers, env: Record<stri
   }
 }
 
-/** Opens an SSE stream and hands each event (name, data) to onEvent; resolves once the head arrived. */
-function openStream (url: string, agent: Agent, onEvent: (name: string, data: string) => void): Promise<() => void> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(url, { agent, headers: { accept: 'text/event-stream' } }, (response) => {
-      if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`))
-      let buffer = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        buffer += chunk
-        let at: number
-        while ((at = buffer.indexOf('\n\n')) !== -1) {
-          const block = buffer.slice(0, at)
-          buffer = buffer.slice(at + 2)
-          const name = /^event: (.*)$/m.exec(block)?.[1]
-          const data = /^data: (.*)$/m.exec(block)?.[1]
-          if (name !== undefined && data !== undefined) onEvent(name, data)
-        }
-      })
-      resolve(() => request.destroy())
-    })
-    request.on('error', reject)
-    request.end()
+/** The subscribers' process (bench/processes/sse-subscribers.mjs): one IPC request, its one answer. */
+function subscribers (stoppers: Stoppers) {
+  const child = fork(fileURLToPath(new URL('processes/sse-subscribers.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  stoppers.add(() => { if (child.connected) child.send({ stop: true }); child.kill() })
+  const ask = <T>(message: object) => new Promise<T>((resolve, reject) => {
+    child.once('message', (answer) => resolve(answer as T))
+    child.once('exit', () => reject(new Error('the subscribers\' process ended')))
+    child.send(message)
   })
+  return {
+    open: (url: string, streams: number) => ask<{ opened: number }>({ open: { url, streams } }),
+    arrivals: async () => new Map(Object.entries((await ask<{ arrivals: Record<string, number[]> }>({ report: true })).arrivals))
+  }
+}
+
+/** Now, in ms since the epoch, as the subscribers' process reads it too. */
+function now (): number {
+  return performance.timeOrigin + performance.now()
 }
 
 function percentile (sorted: number[], p: number): number {
@@ -96,25 +90,11 @@ async function streams (options: Options, stoppers: Stoppers) {
   for (let index = 0; index < documents; index++) {
     await fetch(`${started.url}/docs/live:${index}`, { method: 'PUT', body: JSON.stringify({ n: 0 }), headers: json })
   }
-  const agent = new Agent({ keepAlive: false, maxSockets: Infinity })
   const rssBefore = rssMegabytes(started.pid)
-  // Every subscriber on document 0; arrival times by ETag.
-  const arrivals = new Map<string, number[]>()
-  const closers: Array<() => void> = []
-  let opened = 0
-  for (let index = 0; index < options.streams; index++) {
-    closers.push(await openStream(`${started.url}/docs/live:0`, agent, (name, data) => {
-      if (name === 'put') opened++
-      if (name !== 'patch') return
-      const etag = /"etag":("(?:[^"\\]|\\.)*")/.exec(data)![1]!.replaceAll('\\"', '"').slice(1, -1)
-      const times = arrivals.get(etag) ?? []
-      times.push(performance.now())
-      arrivals.set(etag, times)
-    }))
-  }
-  stoppers.add(() => { for (const close of closers) close() })
-  const deadline = Date.now() + 20_000
-  while (opened < options.streams && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  // Every subscriber on document 0, in a process of their own; arrival times by ETag.
+  const held = subscribers(stoppers)
+  const { opened } = await held.open(`${started.url}/docs/live:0`, options.streams)
+  if (opened < options.streams) throw new Error(`only ${opened} of ${options.streams} streams opened`)
   await new Promise((resolve) => setTimeout(resolve, 1000))
   const rssIdle = rssMegabytes(started.pid)
 
@@ -130,13 +110,14 @@ async function streams (options: Options, stoppers: Stoppers) {
       const document = sent % documents
       writes.push(fetch(`${started.url}/docs/live:${document}/n`, { method: 'PUT', body: String(sent), headers: json }).then((response) => {
         if (!response.ok) failed++
-        if (document === 0) answered.set(response.headers.get('etag')!, performance.now())
+        if (document === 0) answered.set(response.headers.get('etag')!.slice(1, -1), now())
       }, () => { failed++ }))
     }
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   await Promise.all(writes)
   await new Promise((resolve) => setTimeout(resolve, 2000))
+  const arrivals = await held.arrivals()
   const latencies: number[] = []
   let missing = 0
   for (const [etag, at] of answered) {
