@@ -82,26 +82,33 @@ function startsWith (tokens: readonly string[], prefix: readonly string[]): bool
 /**
  * What an entry's changes mean at a location (tokens): changes below it become a patch relative to it;
  * a change at or above it gives its whole new value (later changes below it applied to that value), or
- * its removal; other changes are none of its business.
+ * its removal; other changes are none of its business. Given the whole document the changes made
+ * (`whole`, recorded when they are longer than it), a patch longer than the location's new value is sent
+ * as that value instead.
  */
-export function eventAt (location: readonly string[], changes: readonly Change[]): LocationEvent {
+export function eventAt (location: readonly string[], changes: readonly Change[], whole?: unknown): LocationEvent {
   const patch: Change[] = []
-  let whole: unknown
+  let value: unknown
   let replaced = false
   for (const change of changes.map(parse)) {
     if (change.tokens.length > location.length && startsWith(change.tokens, location)) {
       const relative: ParsedChange = { ...change, tokens: change.tokens.slice(location.length) }
-      if (replaced) whole = whole === ABSENT ? ABSENT : applyParsed(whole, relative)
+      if (replaced) value = value === ABSENT ? ABSENT : applyParsed(value, relative)
       else patch.push(withPath(relative))
     } else if (startsWith(location, change.tokens)) {
       replaced = true
-      whole = change.op === 'remove' ? ABSENT : valueAt(change.value, location.slice(change.tokens.length))
+      value = change.op === 'remove' ? ABSENT : valueAt(change.value, location.slice(change.tokens.length))
       // Later changes below the location apply to this value: a copy keeps the entry's own intact.
-      if (whole !== ABSENT) whole = structuredClone(whole)
+      if (value !== ABSENT) value = structuredClone(value)
     }
   }
-  if (replaced) return whole === ABSENT ? { kind: 'delete' } : { kind: 'put', value: whole }
-  return patch.length === 0 ? { kind: 'none' } : { kind: 'patch', patch }
+  if (replaced) return value === ABSENT ? { kind: 'delete' } : { kind: 'put', value }
+  if (patch.length === 0) return { kind: 'none' }
+  if (whole !== undefined) {
+    const now = valueAt(whole, location)
+    if (now !== ABSENT && JSON.stringify(now).length < JSON.stringify(patch).length) return { kind: 'put', value: now }
+  }
+  return { kind: 'patch', patch }
 }
 
 function withPath ({ op, tokens, value }: ParsedChange): Change {

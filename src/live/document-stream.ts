@@ -27,7 +27,7 @@ function frameOf (frames: FrameCache, entry: FeedEntry, location: readonly strin
   if (byLocation === undefined) frames.set(entry, byLocation = new Map())
   let frame = byLocation.get(pointer)
   if (frame !== undefined) return frame
-  const event = eventAt(location, entry.changes)
+  const event = eventAt(location, entry.changes, entry.whole)
   const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
   switch (event.kind) {
     case 'none': frame = null; break

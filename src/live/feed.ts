@@ -12,6 +12,8 @@ export interface FeedEntry {
   changes: Change[]
   /** In the namespace's feed: the Redis key of the document written (the service's KEY_PREFIX, then its key). */
   redisKey?: string
+  /** The whole document the write made, when its changes were longer (see eventAt). */
+  whole?: unknown
 }
 
 /** Entries one read of a stream takes at most. */
@@ -71,6 +73,7 @@ export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry
         case 'prev': entry.prev = value; break
         case 'v': entry.version = value; break
         case 'c': entry.changes = JSON.parse(value) as Change[]; break
+        case 'w': entry.whole = JSON.parse(value); break
         case 'k': entry.redisKey = value; break
       }
     }

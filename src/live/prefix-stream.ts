@@ -28,7 +28,7 @@ function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): Pref
   if (frame !== undefined) return frame
   const named = `{"key":${JSON.stringify(key)}`
   const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
-  const event = eventAt([], entry.changes)
+  const event = eventAt([], entry.changes, entry.whole)
   switch (event.kind) {
     case 'patch': frame = { name: 'patch', json: `${named},"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break
     case 'put': frame = { name: 'put', json: `${named},"value":${JSON.stringify(event.value)},"etag":${etag}}` }; break

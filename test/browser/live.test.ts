@@ -88,7 +88,7 @@ describe('a browser app on another origin, live', () => {
     const jwt = await signIn(SECRET, '7')
     const key = `users:7:live-${Date.now()}`
     const url = `/docs/${encodeURIComponent(key)}`
-    await put(app, url, { count: 0, items: [] }, admin)
+    await put(app, url, { count: 0, items: [], note: 'a document long enough that a patch of one member is shorter than its whole value' }, admin)
 
     const html = '<!doctype html><meta charset="utf-8"><title>live</title>' +
       `<script>window.LIVE = ${JSON.stringify({ baseUrl, jwt, key })}</script><script>${PAGE_SCRIPT}</script>`

@@ -23,12 +23,13 @@ async function expectCaughtUp (client: SseClient, subscriber: Subscriber, url: s
 describe('a live stream of a document', () => {
   it('starts with the value and its ETag, then a patch per write, each with an id', async () => {
     const key = uniqueKey()
-    const written = await put(app, `/docs/${key}`, { a: 1, list: [1] })
+    const note = 'a document long enough that a patch of one member is shorter than its whole value'
+    const written = await put(app, `/docs/${key}`, { a: 1, list: [1], note })
     const client = await SseClient.open(app, `/docs/${key}`)
     expect(client.status).toBe(200)
     expect(client.headers['content-type']).toBe('text/event-stream; charset=utf-8')
     const [first] = await client.waitForCount(1)
-    expect(first).toMatchObject({ event: 'put', data: JSON.stringify({ value: { a: 1, list: [1] }, etag: written.headers.etag }) })
+    expect(first).toMatchObject({ event: 'put', data: JSON.stringify({ value: { a: 1, list: [1], note }, etag: written.headers.etag }) })
     expect(first!.id).toMatch(/^\d+-\d+$/)
 
     const second = await put(app, `/docs/${key}/a`, 2)
@@ -74,13 +75,36 @@ describe('a live stream of a document', () => {
     expect(client.events).toHaveLength(5)
   })
 
+  it('sends a put with the new value where the patch would be longer, and still nothing for writes elsewhere', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: { n: 0 }, other: { n: 0 } })
+    const [root, atA, atOther] = await Promise.all(['', '/a', '/other'].map((pointer) => SseClient.open(app, `/docs/${key}${pointer}`)))
+    for (const client of [root!, atA!, atOther!]) await client.waitForCount(1)
+    // Twenty operations rewriting one small member: their patch is far longer than the document they leave.
+    const many = await jsonPatch(app, `/docs/${key}`, Array.from({ length: 20 }, (_, index) => ({ op: 'replace', path: '/a/n', value: index + 1 })))
+    expect(many.statusCode).toBe(200)
+    for (const [client, value] of [[root!, { a: { n: 20 }, other: { n: 0 } }], [atA!, { n: 20 }]] as const) {
+      await client.waitForCount(2)
+      expect(client.events[1]!.event).toBe('put')
+      expect(JSON.parse(client.events[1]!.data)).toEqual({ value, etag: many.headers.etag })
+    }
+    // One short operation stays a patch.
+    await put(app, `/docs/${key}/other/n`, 1)
+    for (const client of [root!, atOther!]) {
+      await client.waitForCount(atOther === client ? 2 : 3)
+      expect(client.events.at(-1)!.event).toBe('patch')
+    }
+    expect(atOther!.events.map((event) => event.event)).toEqual(['put', 'patch'])
+    expect(atA!.events).toHaveLength(2)
+  })
+
   it('starts with delete when nothing is there', async () => {
     const key = uniqueKey()
     const client = await SseClient.open(app, `/docs/${key}`)
     await client.waitForCount(1)
     expect(client.events[0]).toMatchObject({ event: 'delete' })
     expect(client.events[0]!.id).toMatch(/^0-\d+$/)
-    await put(app, `/docs/${key}`, { now: true })
+    await put(app, `/docs/${key}`, { now: true, note: 'a document long enough that a patch of one member is shorter than its whole value' })
     await client.waitForCount(2)
     expect(client.events[1]!.event).toBe('put')
     client.close()

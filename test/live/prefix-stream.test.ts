@@ -54,7 +54,7 @@ describe.skipIf(onCluster)('a live stream of a key prefix', () => {
     expect(client.headers['content-type']).toBe('text/event-stream; charset=utf-8')
     expect(client.events).toEqual([])
 
-    const created = await put(app, `/docs/${a}`, { n: 1, list: [] })
+    const created = await put(app, `/docs/${a}`, { n: 1, list: [], note: 'a document long enough that a patch of one member is shorter than its whole value' })
     await put(app, `/docs/${elsewhere}`, { n: 1 })
     const member = await put(app, `/docs/${a}/n`, 2)
     const pushed = await operate(app, `/docs/${a}/list`, { op: 'push', values: ['x'] })
@@ -62,7 +62,7 @@ describe.skipIf(onCluster)('a live stream of a key prefix', () => {
     expect((await remove(app, `/docs/${a}`)).statusCode).toBe(204)
     const events = await client.waitForCount(5)
     expect(events.map(({ event, data }) => [event, JSON.parse(data)])).toEqual([
-      ['put', { key: a, value: { n: 1, list: [] }, etag: created.headers.etag }],
+      ['put', { key: a, value: { n: 1, list: [], note: 'a document long enough that a patch of one member is shorter than its whole value' }, etag: created.headers.etag }],
       ['patch', { key: a, patch: [{ op: 'replace', path: '/n', value: 2 }], etag: member.headers.etag }],
       ['patch', { key: a, patch: [{ op: 'replace', path: '/list', value: ['x'] }], etag: pushed.headers.etag }],
       ['put', { key: b, value: [1], etag: (await get(app, `/docs/${b}`)).headers.etag }],

@@ -118,7 +118,7 @@ local function done(status, loc, value)
   if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
   local version = bump(ver, size, depth)
   local expires = applyTtl(doc, ver, ttl)
-  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc) end
+  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc, doc, size) end
   return { status, version, value, expires or false }
 end
 `

@@ -332,11 +332,14 @@ local function appendEntry(stream, maxLen, retentionMs, ...)
   redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
   redis.call('PEXPIRE', stream, retentionMs)
 end
-local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, docKey)
+local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, docKey, valueKey, size)
   if #changes == 0 or maxLen == 0 then return end
   local list = '[' .. table.concat(changes, ',') .. ']'
-  appendEntry(events, maxLen, retentionMs, 'v', version, 'c', list)
-  if feedMaxLen > 0 then appendEntry(feed, feedMaxLen, retentionMs, 'k', docKey, 'v', version, 'c', list) end
+  local fields = { 'v', version, 'c', list }
+  -- Changes longer than the document they made: the document goes along (w), so a stream may send the shorter.
+  if valueKey and size and #list > size then fields[5], fields[6] = 'w', redis.call('JSON.GET', valueKey) end
+  appendEntry(events, maxLen, retentionMs, unpack(fields))
+  if feedMaxLen > 0 then appendEntry(feed, feedMaxLen, retentionMs, 'k', docKey, unpack(fields)) end
   changes = {}
 end
 
