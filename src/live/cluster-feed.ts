@@ -7,25 +7,40 @@ import { tagOfSlot } from '../redis/slots.js'
 import { compareIds, FEED_PAGE, parseEntries, type FeedEntry } from './feed.js'
 
 /**
- * The entries of a node's slot feeds from an id on (inclusive), with the node's time, in one read-only step:
+ * The entries of a node's slot feeds from an id on (inclusive) up to another (inclusive), with the node's time, in one read-only step:
  * the first feed routes the call, the others (of other slots of the same node) are named in the arguments.
  * Answers the time (seconds, microseconds), then per feed holding entries: its index (0 the routing one), its entries.
  */
 const slotFeedsScript = new LuaScript('slot-feeds', protocol({
-  keys: ['feed'], args: { from: text, count: number, others: rest }, reply: (raw) => raw as Array<string | Array<[string, string[]]>>
+  keys: ['feed'], args: { from: text, to: text, count: number, others: rest }, reply: (raw) => raw as Array<string | Array<[string, string[]]>>
 }), `
 local found = redis.call('TIME')
 local function read(index, key)
-  local entries = redis.call('XRANGE', key, from, '+', 'COUNT', count)
+  local entries = redis.call('XRANGE', key, from, to, 'COUNT', count)
   if #entries > 0 then
     found[#found + 1] = tostring(index)
     found[#found + 1] = entries
   end
 end
 read(0, feed)
-for i = 4, #ARGV do read(i - 3, ARGV[i]) end
+for i = 5, #ARGV do read(i - 4, ARGV[i]) end
 return found
 `, { readOnly: true, crossSlot: true })
+
+/**
+ * How much of the feeds' history one read covers at first: what a read holds is bounded by the writes of
+ * its span (and 100 entries per slot), however far behind its position is. A reader whose read reached the
+ * end of its span with few entries reads a span four times as long next (see nextSpan).
+ */
+export const READ_SPAN_MS = 1000
+
+/** Entries under which a read that reached the end of its span widens the next. */
+const FEW_ENTRIES = 1000
+
+/** The span of a reader's next read, given its last read and the span it had. */
+export function nextSpan (read: ClusterRead, span: number): number {
+  return read.spanFull && read.entries.length < FEW_ENTRIES ? Math.min(span * 4, 86_400_000) : READ_SPAN_MS
+}
 
 /** The largest sequence of an entry id: a position after every entry of its millisecond. */
 const LAST_SEQ = '18446744073709551615'
@@ -46,6 +61,8 @@ export interface ClusterRead {
   gap: boolean
   /** The position every master has passed, whatever the position read from: where a new stream starts. */
   now: string
+  /** Whether the read stopped at the end of its span, short of now. */
+  spanFull: boolean
 }
 
 export type ClusterReadListener = (from: string, read: ClusterRead) => void
@@ -70,6 +87,7 @@ export class ClusterFeed {
   #cursor: string | undefined
   #timer: NodeJS.Timeout | undefined
   #polling = false
+  #span = READ_SPAN_MS
 
   constructor (private readonly redis: CommandSender, private readonly keyPrefix: string,
     private readonly timeoutMs: number, private readonly onError: (error: Error) => void) {}
@@ -90,20 +108,22 @@ export class ClusterFeed {
   }
 
   /** Every entry after position, up to a point every master has passed: one call per master, at once. */
-  async read (after: string): Promise<ClusterRead> {
+  async read (after: string, spanMs = READ_SPAN_MS): Promise<ClusterRead> {
     const position = partsOf(after)
+    const spanEnd = `${BigInt(position.id.split('-')[0]!) + BigInt(spanMs)}-${LAST_SEQ}`
     let layout = await this.#layoutOf()
     let replies: Array<Array<string | Array<[string, string[]]>>>
     try {
-      replies = await this.#readAll(layout, position.id)
+      replies = await this.#readAll(layout, position.id, spanEnd)
     } catch (error) {
       if (!(error instanceof Error) || !MOVED.test(error.message)) throw error
       this.#layout = undefined
       layout = await this.#layoutOf()
-      replies = await this.#readAll(layout, position.id)
+      replies = await this.#readAll(layout, position.id, spanEnd)
     }
     let watermark = Infinity
-    let limit: string | undefined
+    const spanLimit = `${spanEnd}-16383`
+    let limit: string | undefined = spanLimit
     let gap = false
     const entries: FeedEntry[] = []
     replies.forEach((reply, node) => {
@@ -126,12 +146,12 @@ export class ClusterFeed {
     const known = now
     let upTo = limit === undefined || compareIds(known, limit) < 0 ? known : limit
     if (compareIds(upTo, after) < 0) upTo = after
-    return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, gap, now }
+    return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, gap, now, spanFull: upTo === spanLimit }
   }
 
-  async #readAll (layout: Array<{ keys: string[] }>, from: string) {
+  async #readAll (layout: Array<{ keys: string[] }>, from: string, to: string) {
     return await Promise.all(layout.map(({ keys }) => redisCall(
-      slotFeedsScript.run(this.redis, { feed: keys[0]! }, { from, count: FEED_PAGE, others: keys.slice(1) }), this.timeoutMs)))
+      slotFeedsScript.run(this.redis, { feed: keys[0]! }, { from, to, count: FEED_PAGE, others: keys.slice(1) }), this.timeoutMs)))
   }
 
   /** Hands each shared read (the position it starts from, and what it read) to listener, until the returned function is called. */
@@ -151,6 +171,7 @@ export class ClusterFeed {
     clearInterval(this.#timer)
     this.#timer = undefined
     this.#cursor = undefined
+    this.#span = READ_SPAN_MS
   }
 
   async #poll (): Promise<void> {
@@ -158,8 +179,9 @@ export class ClusterFeed {
     this.#polling = true
     try {
       const from = this.#cursor
-      const read = await this.read(from)
+      const read = await this.read(from, this.#span)
       if (this.#cursor !== from) return
+      this.#span = nextSpan(read, this.#span)
       this.#cursor = read.upTo
       for (const listener of this.#listeners) listener(from, read)
     } catch (error) {

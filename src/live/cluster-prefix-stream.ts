@@ -1,4 +1,4 @@
-import type { ClusterFeed, ClusterRead } from './cluster-feed.js'
+import { nextSpan, READ_SPAN_MS, type ClusterFeed, type ClusterRead } from './cluster-feed.js'
 import { compareIds, idTime, type FeedEntry } from './feed.js'
 import { GONE, TOO_OLD } from './follower.js'
 import { frameOf, shows, type PrefixFrameCache } from './prefix-stream.js'
@@ -81,15 +81,23 @@ export class ClusterPrefixStream {
         const shared = this.#pending.shift()
         if (shared === undefined) return
         if (compareIds(shared.read.upTo, this.#last) <= 0) continue
-        // Behind the shared read (it starts past this stream's position): read what lies between.
-        const read = compareIds(shared.from, this.#last) > 0 ? await this.options.feed.read(this.#last) : shared.read
-        if (this.#ended) return
-        if (read.gap) {
-          this.#pending = []
-          await this.#restart(GONE)
+        if (compareIds(shared.from, this.#last) <= 0) {
+          if (!this.#takes(shared.read)) await this.#restart(GONE)
           continue
         }
-        this.#take(read)
+        // Behind the shared read (it starts past this stream's position): reads what lies between, at once.
+        let span = READ_SPAN_MS
+        while (!this.#ended && compareIds(this.#last, shared.read.upTo) < 0) {
+          const before = this.#last
+          const read = await this.options.feed.read(before, span)
+          if (this.#ended) return
+          if (!this.#takes(read)) {
+            await this.#restart(GONE)
+            break
+          }
+          if (this.#last === before) break
+          span = nextSpan(read, span)
+        }
       }
     } catch {
       // Redis did not answer: the client resumes from its last event on another connection.
@@ -99,11 +107,17 @@ export class ClusterPrefixStream {
     }
   }
 
-  #take (read: ClusterRead): void {
+  /** Takes a read from this stream's position or before: false when it found a gap (the stream must start afresh). */
+  #takes (read: ClusterRead): boolean {
+    if (read.gap) {
+      this.#pending = []
+      return false
+    }
     for (const entry of read.entries) {
       if (compareIds(entry.id, this.#last) > 0) this.#deliver(entry)
     }
     if (compareIds(read.upTo, this.#last) > 0) this.#last = read.upTo
+    return true
   }
 
   #deliver (entry: FeedEntry): void {
