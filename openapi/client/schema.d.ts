@@ -1472,7 +1472,7 @@ export interface operations {
             query?: {
                 /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;
@@ -2204,7 +2204,7 @@ export interface operations {
             query?: {
                 /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
                 jsonpath?: string;
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;
@@ -2542,7 +2542,7 @@ export interface operations {
     getDocumentAtPath: {
         parameters: {
             query?: {
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;
@@ -3273,7 +3273,7 @@ export interface operations {
     headDocumentAtPath: {
         parameters: {
             query?: {
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;
@@ -3615,7 +3615,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;
@@ -3730,7 +3730,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque: the `cursor` a page of this listing (the same `prefix`) answered with. Any other is 400 */
                 cursor?: string;
-                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence) */
+                /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
                 /** @description Live streams: a stream ticket (POST /streams/tickets) in place of an Authorization header, for EventSource */
                 ticket?: string;

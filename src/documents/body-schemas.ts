@@ -210,8 +210,8 @@ export const writeQuerySchema = {
 export const liveStreamQuery = {
   since: {
     type: 'string',
-    pattern: '^\\d{1,20}-\\d{1,20}$',
-    description: 'Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence)'
+    pattern: '^\\d{1,20}-\\d{1,20}(-\\d{1,5})?$',
+    description: 'Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`)'
   },
   ticket: {
     type: 'string',

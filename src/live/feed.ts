@@ -22,21 +22,24 @@ export const FEED_PAGE = 100
 /** The id before every entry: a stream that had none when a subscriber started. */
 export const FEED_START = '0-0'
 
-const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/
+/** A stream entry id, `<ms>-<seq>`, or on a cluster's feeds one naming its slot too: `<ms>-<seq>-<slot>`. */
+const STREAM_ID = /^(\d{1,20})-(\d{1,20})(?:-(\d{1,5}))?$/
 
-/** Whether text is a stream entry id. */
-export function isEntryId (text: string): boolean {
-  return STREAM_ID.test(text)
+/** Whether text is a stream entry id (`<ms>-<seq>`), or with `withSlot` one of a cluster's feeds (`<ms>-<seq>-<slot>` too). */
+export function isEntryId (text: string, withSlot = false): boolean {
+  const parts = STREAM_ID.exec(text)
+  return parts !== null && (parts[3] === undefined || (withSlot && Number(parts[3]) < 16384))
 }
 
-/** Compares two stream entry ids: negative, zero or positive. */
+/** Compares two entry ids: negative, zero or positive. An id without a slot comes before the same id with any. */
 export function compareIds (a: string, b: string): number {
-  const [, aMs, aSeq] = STREAM_ID.exec(a)!
-  const [, bMs, bSeq] = STREAM_ID.exec(b)!
+  const [, aMs, aSeq, aSlot] = STREAM_ID.exec(a)!
+  const [, bMs, bSeq, bSlot] = STREAM_ID.exec(b)!
   const ms = BigInt(aMs!) - BigInt(bMs!)
   if (ms !== 0n) return ms < 0n ? -1 : 1
   const seq = BigInt(aSeq!) - BigInt(bSeq!)
-  return seq === 0n ? 0 : seq < 0n ? -1 : 1
+  if (seq !== 0n) return seq < 0n ? -1 : 1
+  return Math.sign((aSlot === undefined ? -1 : Number(aSlot)) - (bSlot === undefined ? -1 : Number(bSlot)))
 }
 
 /**

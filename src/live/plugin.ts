@@ -8,6 +8,8 @@ import type { DocumentAddress } from '../documents/pointer.js'
 import { FEED_SUFFIX, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { DocumentStream, type FrameCache } from './document-stream.js'
+import { ClusterFeed } from './cluster-feed.js'
+import { ClusterPrefixStream } from './cluster-prefix-stream.js'
 import type { EventReader } from './event-reader.js'
 import { isEntryId, streamKeyOf } from './feed.js'
 import type { EntryFollower } from './follower.js'
@@ -39,17 +41,23 @@ declare module 'fastify' {
   }
 }
 
+/** A stream open on this instance, whichever it follows. */
+type LiveStream = Pick<EntryFollower, 'start' | 'end' | 'heartbeat'>
+
 interface Open {
   lifeline: Lifeline | undefined
 }
 
-/** The resume point a client sends: Last-Event-ID (an EventSource reconnecting), else `?since=`. */
-function resumePointOf (request: FastifyRequest): string | undefined {
+/**
+ * The resume point a client sends: Last-Event-ID (an EventSource reconnecting), else `?since=`; `withSlot`
+ * for a prefix stream on a cluster, whose ids name the slot too.
+ */
+function resumePointOf (request: FastifyRequest, withSlot: boolean): string | undefined {
   const header = request.headers['last-event-id']
   const since = (request.query as Record<string, unknown> | undefined)?.since
   const given = typeof header === 'string' && header !== '' ? header : typeof since === 'string' ? since : undefined
-  if (given !== undefined && !isEntryId(given)) {
-    throw new BadRequestError('Last-Event-ID and ?since= take the id of an event of this stream, such as 1700000000000-0')
+  if (given !== undefined && !isEntryId(given, withSlot)) {
+    throw new BadRequestError(`Last-Event-ID and ?since= take the id of an event of this stream, such as 1700000000000-0${withSlot ? '-0' : ''}`)
   }
   return given
 }
@@ -61,10 +69,12 @@ function resumePointOf (request: FastifyRequest): string | undefined {
  */
 export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const { streams: settings, events } = options
-  const open = new Map<EntryFollower, Open>()
+  const open = new Map<LiveStream, Open>()
   const frames: FrameCache = new WeakMap()
   const prefixFrames: PrefixFrameCache = new WeakMap()
   let reader: Promise<EventReader> | undefined
+  const clusterFeed = new ClusterFeed(app.redis, options.keyPrefix, options.timeoutMs,
+    (error) => app.log.warn({ err: error }, `live streams: reading the slot feeds failed: ${error.message}`))
   let closing = false
 
   const readerOf = () => {
@@ -85,7 +95,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   /** Ends the streams whose credentials expired or whose token is gone (one question per token, whatever its streams). */
   async function checkLifelines (): Promise<void> {
     const now = Date.now()
-    const byToken = new Map<string, EntryFollower[]>()
+    const byToken = new Map<string, LiveStream[]>()
     for (const [stream, { lifeline }] of open) {
       if (lifeline?.expiresAt !== undefined && lifeline.expiresAt <= now) stream.end('the credentials expired')
       else if (lifeline?.tokenId !== undefined) byToken.set(lifeline.tokenId, [...byToken.get(lifeline.tokenId) ?? [], stream])
@@ -98,12 +108,12 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
 
   /** Checks a stream may open here, then answers the request with the stream made, until either side ends it. */
   async function serve (request: FastifyRequest, reply: FastifyReply,
-    make: (writer: SseWriter, shared: EventReader, onEnd: () => void) => EntryFollower): Promise<void> {
+    make: (writer: SseWriter, shared: EventReader, onEnd: () => void) => LiveStream, withSlot = false): Promise<void> {
     if (events.maxLen === 0) throw new StreamsOffError('This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
     if (closing || open.size >= settings.max) {
       throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
     }
-    const resumeFrom = resumePointOf(request)
+    const resumeFrom = resumePointOf(request, withSlot)
     const shared = await readerOf()
     reply.hijack()
     const writer = new SseWriter(reply.raw)
@@ -133,11 +143,14 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     },
 
     async openPrefix (request: FastifyRequest, reply: FastifyReply, prefix: string, reach: 'all' | readonly string[]): Promise<void> {
-      if (app.redis.isCluster) {
-        throw new StreamsOffError('Live streams of a key prefix are not served on a Redis Cluster yet: open a stream per document (see Live changes in the README)')
-      }
       if (events.feedMaxLen === 0) {
         throw new StreamsOffError('This service keeps no feed of writes (EVENTS_FEED_MAXLEN is 0): it serves no live streams of a key prefix')
+      }
+      if (app.redis.isCluster) {
+        await serve(request, reply, (writer, _shared, onEnd) => new ClusterPrefixStream(writer, {
+          feed: clusterFeed, retentionMs: events.retentionMs, keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, onEnd
+        }), true)
+        return
       }
       await serve(request, reply, (writer, shared, onEnd) => new PrefixStream(writer, {
         ...followed(shared, options.keyPrefix + FEED_SUFFIX, onEnd), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
@@ -152,6 +165,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   app.addHook('onClose', async () => {
     clearInterval(heartbeats)
     clearInterval(checks)
+    clusterFeed.close()
     if (reader !== undefined) await (await reader).close()
   })
 }, { name: 'live', dependencies: ['redis', 'documents', 'access'], fastify: '5.x' })

@@ -23,7 +23,7 @@ type PrefixFrame = { name: string, json: string } | null
 export type PrefixFrameCache = WeakMap<FeedEntry, PrefixFrame>
 
 /** The event a feed entry makes for the document at key: the changes as a patch of the whole document. */
-function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): PrefixFrame {
+export function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): PrefixFrame {
   let frame = frames.get(entry)
   if (frame !== undefined) return frame
   const named = `{"key":${JSON.stringify(key)}`
@@ -37,6 +37,11 @@ function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string): Pref
   }
   frames.set(entry, frame)
   return frame
+}
+
+/** Whether a prefix stream shows the document at key: under its prefix, and one of its reach. */
+export function shows ({ prefix, reach }: Pick<PrefixStreamOptions, 'prefix' | 'reach'>, key: string): boolean {
+  return key.startsWith(prefix) && (reach === 'all' || reach.some((granted) => key.startsWith(granted)))
 }
 
 /**
@@ -80,7 +85,6 @@ export class PrefixStream extends EntryFollower {
   }
 
   #shows (key: string): boolean {
-    const { prefix, reach } = this.options
-    return key.startsWith(prefix) && (reach === 'all' || reach.some((granted) => key.startsWith(granted)))
+    return shows(this.options, key)
   }
 }

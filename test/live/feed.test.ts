@@ -147,3 +147,24 @@ describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
     expect(await redis.sendCommand<number>(['EXISTS', off.keyPrefix + FEED_SUFFIX])).toBe(0)
   })
 })
+
+describe.skipIf(!app.redis.isCluster)('the slot feeds of a Redis Cluster', () => {
+  it('hold each write\'s entry, naming its key, in its document\'s slot, each naming the one before in that slot', async () => {
+    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000 } })
+    const [a, b] = [uniqueKey(), uniqueKey()]
+    await put(own, `/docs/${a}`, { n: 1 })
+    await put(own, `/docs/${b}`, [1])
+    await put(own, `/docs/${a}/n`, 2)
+    await send(own, 'POST', '/batch/write', JSON.stringify({ items: [{ key: b, value: [] }] }))
+    for (const [key, changes] of [
+      [a, [[{ op: 'replace', path: '', value: { n: 1 } }], [{ op: 'replace', path: '/n', value: 2 }]]],
+      [b, [[{ op: 'replace', path: '', value: [1] }], [{ op: 'replace', path: '', value: [] }]]]
+    ] as const) {
+      const feed = derivedKeysOf(own, key, [], [FEED_SUFFIX])[0]!
+      const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', feed, '-', '+'])
+      const mine = reply.filter(([, fields]) => fields[fields.indexOf('k') + 1] === own.keyPrefix + key)
+      expect(mine.map(([, fields]) => JSON.parse(fields[fields.indexOf('c') + 1]!))).toEqual(changes)
+      reply.slice(1).forEach(([, fields], index) => expect(fields[fields.indexOf('prev') + 1]).toBe(reply[index]![0]))
+    }
+  })
+})

@@ -81,15 +81,15 @@ export function schemaMirror (context: StoreContext, slotMirror: string): string
 
 /**
  * The namespace's feed a write appends to, from the key of its slot's: on a single Redis, the one feed of the
- * namespace. On a cluster, prefix streams are not served: its writes record no feed entry (feedMaxLenOf).
+ * namespace; on a cluster, its slot's (prefix streams read every slot's feed, see src/live/cluster-feed.ts).
  */
 export function feedKey (context: StoreContext, slotFeed: string): string {
   return context.redis.isCluster ? slotFeed : context.keyPrefix + FEED_SUFFIX
 }
 
-/** The entries the feed keeps (EVENTS_FEED_MAXLEN), 0 when writes record none: no feed on a cluster, nor without events. */
-export function feedMaxLenOf ({ events, redis }: StoreContext): number {
-  return redis.isCluster || events.maxLen === 0 ? 0 : events.feedMaxLen
+/** The entries the feed keeps (EVENTS_FEED_MAXLEN; on a cluster, each slot's feed), 0 when writes record none: without events. */
+export function feedMaxLenOf ({ events }: StoreContext): number {
+  return events.maxLen === 0 ? 0 : events.feedMaxLen
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */

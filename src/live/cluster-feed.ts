@@ -1,0 +1,193 @@
+import { FEED_SUFFIX } from '../documents/store/context.js'
+import { redisCall } from '../redis/deadline.js'
+import { LuaScript } from '../redis/lua-script.js'
+import type { CommandSender } from '../redis/redis.js'
+import { number, protocol, rest, text } from '../redis/script-protocol.js'
+import { tagOfSlot } from '../redis/slots.js'
+import { compareIds, FEED_PAGE, parseEntries, type FeedEntry } from './feed.js'
+
+/**
+ * The entries of a node's slot feeds from an id on (inclusive) up to another (inclusive), with the node's time, in one read-only step:
+ * the first feed routes the call, the others (of other slots of the same node) are named in the arguments.
+ * Answers the time (seconds, microseconds), then per feed holding entries: its index (0 the routing one), its entries.
+ */
+const slotFeedsScript = new LuaScript('slot-feeds', protocol({
+  keys: ['feed'], args: { from: text, to: text, count: number, others: rest }, reply: (raw) => raw as Array<string | Array<[string, string[]]>>
+}), `
+local found = redis.call('TIME')
+local function read(index, key)
+  local entries = redis.call('XRANGE', key, from, to, 'COUNT', count)
+  if #entries > 0 then
+    found[#found + 1] = tostring(index)
+    found[#found + 1] = entries
+  end
+end
+read(0, feed)
+for i = 5, #ARGV do read(i - 4, ARGV[i]) end
+return found
+`, { readOnly: true, crossSlot: true })
+
+/**
+ * How much of the feeds' history one read covers at first: what a read holds is bounded by the writes of
+ * its span (and 100 entries per slot), however far behind its position is. A reader whose read reached the
+ * end of its span with few entries reads a span four times as long next (see nextSpan).
+ */
+export const READ_SPAN_MS = 1000
+
+/** Entries under which a read that reached the end of its span widens the next. */
+const FEW_ENTRIES = 1000
+
+/** The span of a reader's next read, given its last read and the span it had. */
+export function nextSpan (read: ClusterRead, span: number): number {
+  return read.spanFull && read.entries.length < FEW_ENTRIES ? Math.min(span * 4, 86_400_000) : READ_SPAN_MS
+}
+
+/** The largest sequence of an entry id: a position after every entry of its millisecond. */
+const LAST_SEQ = '18446744073709551615'
+
+/** Parts of a cluster feed position, `<ms>-<seq>-<slot>`; a position without a slot is before every slot of its id. */
+function partsOf (position: string): { id: string, slot: number } {
+  const [ms, seq, slot] = position.split('-')
+  return { id: `${ms}-${seq}`, slot: slot === undefined ? -1 : Number(slot) }
+}
+
+/** One read of every slot feed after a position. */
+export interface ClusterRead {
+  /** The entries after the position, up to `upTo`, in order of id then slot; each names its slot in its id. */
+  entries: FeedEntry[]
+  /** The position the read reaches: every entry at or before it is among the entries or before the position. */
+  upTo: string
+  /** Whether a slot feed lost entries after the position (trimmed): the reader must start afresh. */
+  gap: boolean
+  /** The position every master has passed, whatever the position read from: where a new stream starts. */
+  now: string
+  /** Whether the read stopped at the end of its span, short of now. */
+  spanFull: boolean
+}
+
+export type ClusterReadListener = (from: string, read: ClusterRead) => void
+
+/** How often the shared read runs while a prefix stream is open. */
+export const CLUSTER_POLL_MS = 250
+
+/** Whether an error says a call named a key of another node (the cluster's slots moved). */
+const MOVED = /non local key|MOVED|ASK|CROSSSLOT/
+
+/**
+ * The per-slot feeds of a Redis Cluster, read as one feed: per master, one read-only call naming every slot
+ * feed of that master answers its entries after a position and the node's time. Entries are ordered by id,
+ * then slot, and given only up to the earliest time the masters answered (less a millisecond): any later
+ * write gets an id at or after its node's time, so nothing can come later before that point, and a position
+ * `<ms>-<seq>-<slot>` says exactly what a reader has. One shared read per poll serves every prefix stream of
+ * the instance; a stream behind it reads for itself until it has caught up.
+ */
+export class ClusterFeed {
+  readonly #listeners = new Set<ClusterReadListener>()
+  #layout: Array<{ keys: string[], slots: number[] }> | undefined
+  #cursor: string | undefined
+  #timer: NodeJS.Timeout | undefined
+  #polling = false
+  #span = READ_SPAN_MS
+
+  constructor (private readonly redis: CommandSender, private readonly keyPrefix: string,
+    private readonly timeoutMs: number, private readonly onError: (error: Error) => void) {}
+
+  /** The slot feeds of each master, from CLUSTER SLOTS (read again when slots moved). */
+  async #layoutOf (): Promise<Array<{ keys: string[], slots: number[] }>> {
+    if (this.#layout !== undefined) return this.#layout
+    const ranges = await redisCall(this.redis.send<Array<[number, number, [string, number, string?]]>>(undefined, ['CLUSTER', 'SLOTS']), this.timeoutMs)
+    const byMaster = new Map<string, number[]>()
+    for (const [start, end, master] of ranges) {
+      const name = `${String(master[0])}:${String(master[1])}`
+      const slots = byMaster.get(name) ?? []
+      for (let slot = Number(start); slot <= Number(end); slot++) slots.push(slot)
+      byMaster.set(name, slots)
+    }
+    this.#layout = [...byMaster.values()].map((slots) => ({ slots, keys: slots.map((slot) => `${this.keyPrefix}{${tagOfSlot(slot)}}${FEED_SUFFIX}`) }))
+    return this.#layout
+  }
+
+  /** Every entry after position, up to a point every master has passed: one call per master, at once. */
+  async read (after: string, spanMs = READ_SPAN_MS): Promise<ClusterRead> {
+    const position = partsOf(after)
+    const spanEnd = `${BigInt(position.id.split('-')[0]!) + BigInt(spanMs)}-${LAST_SEQ}`
+    let layout = await this.#layoutOf()
+    let replies: Array<Array<string | Array<[string, string[]]>>>
+    try {
+      replies = await this.#readAll(layout, position.id, spanEnd)
+    } catch (error) {
+      if (!(error instanceof Error) || !MOVED.test(error.message)) throw error
+      this.#layout = undefined
+      layout = await this.#layoutOf()
+      replies = await this.#readAll(layout, position.id, spanEnd)
+    }
+    let watermark = Infinity
+    const spanLimit = `${spanEnd}-16383`
+    let limit: string | undefined = spanLimit
+    let gap = false
+    const entries: FeedEntry[] = []
+    replies.forEach((reply, node) => {
+      watermark = Math.min(watermark, Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000))
+      for (let index = 2; index + 1 < reply.length; index += 2) {
+        const slot = layout[node]!.slots[Number(reply[index])]!
+        const raw = reply[index + 1] as Array<[string, string[]]>
+        const page = parseEntries(raw).filter((entry) => entry.id !== position.id || slot > position.slot)
+        // A full page may have more after it: nothing of this slot past its last entry is known.
+        if (raw.length === FEED_PAGE) {
+          const last = `${raw.at(-1)![0]}-${slot}`
+          if (limit === undefined || compareIds(last, limit) < 0) limit = last
+        }
+        const first = page[0]
+        if (first !== undefined && compareIds(`${first.prev}-${slot}`, after) > 0) gap = true
+        for (const entry of page) entries.push({ ...entry, id: `${entry.id}-${slot}`, prev: `${entry.prev}-${slot}` })
+      }
+    })
+    const now = `${watermark - 1}-${LAST_SEQ}-16383`
+    const known = now
+    let upTo = limit === undefined || compareIds(known, limit) < 0 ? known : limit
+    if (compareIds(upTo, after) < 0) upTo = after
+    return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, gap, now, spanFull: upTo === spanLimit }
+  }
+
+  async #readAll (layout: Array<{ keys: string[] }>, from: string, to: string) {
+    return await Promise.all(layout.map(({ keys }) => redisCall(
+      slotFeedsScript.run(this.redis, { feed: keys[0]! }, { from, to, count: FEED_PAGE, others: keys.slice(1) }), this.timeoutMs)))
+  }
+
+  /** Hands each shared read (the position it starts from, and what it read) to listener, until the returned function is called. */
+  watch (after: string, listener: ClusterReadListener): () => void {
+    // A listener past the cursor takes what it lacks of the next read; one behind reads for itself.
+    this.#cursor ??= after
+    this.#listeners.add(listener)
+    this.#timer ??= setInterval(() => { void this.#poll() }, CLUSTER_POLL_MS)
+    return () => {
+      this.#listeners.delete(listener)
+      if (this.#listeners.size === 0) this.close()
+    }
+  }
+
+  /** Stops polling (the last prefix stream ended, or the app closes). */
+  close (): void {
+    clearInterval(this.#timer)
+    this.#timer = undefined
+    this.#cursor = undefined
+    this.#span = READ_SPAN_MS
+  }
+
+  async #poll (): Promise<void> {
+    if (this.#polling || this.#cursor === undefined) return
+    this.#polling = true
+    try {
+      const from = this.#cursor
+      const read = await this.read(from, this.#span)
+      if (this.#cursor !== from) return
+      this.#span = nextSpan(read, this.#span)
+      this.#cursor = read.upTo
+      for (const listener of this.#listeners) listener(from, read)
+    } catch (error) {
+      this.onError(error as Error)
+    } finally {
+      this.#polling = false
+    }
+  }
+}
