@@ -1,7 +1,7 @@
 // Subscribers of a live stream in a process of their own, so that the process pacing the writes does not
 // also hold a thousand streams: time spent on one side's event loop does not show as the other's latency.
 // Plain JavaScript so it runs on bare node. IPC: { open: { url, streams } } answers { opened } once every
-// stream sent its first event; { report: true } answers { arrivals }: per ETag of a `patch` event, the
+// stream sent its first event; { report: true } answers { arrivals }: per ETag of a later event, the
 // instants (ms since the epoch, performance.timeOrigin + performance.now(), comparable across processes)
 // at which each subscriber had read it.
 import { Agent, request } from 'node:http'
@@ -23,6 +23,7 @@ function open (url, agent) {
       if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`))
       responses.push(response)
       let buffer = ''
+      let first = true
       response.setEncoding('utf8')
       response.on('data', (chunk) => {
         buffer += chunk
@@ -31,8 +32,14 @@ function open (url, agent) {
           const block = buffer.slice(0, at)
           buffer = buffer.slice(at + 2)
           const name = /^event: (.*)$/m.exec(block)?.[1]
-          if (name === 'put') opened++
-          if (name !== 'patch') continue
+          if (name === undefined) continue
+          if (first) {
+            first = false
+            opened++
+            continue
+          }
+          // A write sends a patch, or a put where the patch would be longer than the value.
+          if (name !== 'patch' && name !== 'put') continue
           const etag = /"etag":"\\"([^\\"]*)\\""/.exec(block)?.[1]
           if (etag === undefined) continue
           const times = arrivals.get(etag) ?? []
