@@ -135,7 +135,7 @@ export class ClusterFeed {
     }
     let watermark = Infinity
     const spanLimit = `${spanEnd}-16383`
-    let limit: string | undefined = spanLimit
+    let limit = spanLimit
     let gap = false
     const entries: FeedEntry[] = []
     for (const { slots, reply } of replies) {
@@ -147,7 +147,7 @@ export class ClusterFeed {
         // A full page may have more after it: nothing of this slot past its last entry is known.
         if (raw.length === FEED_PAGE) {
           const last = `${raw.at(-1)![0]}-${slot}`
-          if (limit === undefined || compareIds(last, limit) < 0) limit = last
+          if (compareIds(last, limit) < 0) limit = last
         }
         const first = page[0]
         if (first !== undefined && compareIds(`${first.prev}-${slot}`, after) > 0) gap = true
@@ -155,8 +155,7 @@ export class ClusterFeed {
       }
     }
     const now = `${watermark - 1}-${LAST_SEQ}-16383`
-    const known = now
-    let upTo = limit === undefined || compareIds(known, limit) < 0 ? known : limit
+    let upTo = compareIds(now, limit) < 0 ? now : limit
     if (compareIds(upTo, after) < 0) upTo = after
     return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, gap, now, spanFull: upTo === spanLimit }
   }
