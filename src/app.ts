@@ -120,7 +120,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     await app.register(answerCachePlugin)
     await app.register(indexesPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
-      queryTimeoutMs: config.queryTimeoutMs
+      queryTimeoutMs: config.queryTimeoutMs, maxClusterMatches: config.maxClusterMatches
     })
 
     // Cross-cutting hooks, which every request on every route meets before the route's own: the request id

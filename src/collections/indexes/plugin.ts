@@ -9,6 +9,8 @@ export interface IndexesPluginOptions {
   timeoutMs: number
   /** RediSearch's TIMEOUT for each command of a query. */
   queryTimeoutMs: number
+  /** On a Redis Cluster, most matches of a query one master answers. */
+  maxClusterMatches: number
 }
 
 declare module 'fastify' {
@@ -20,6 +22,8 @@ declare module 'fastify' {
 /** Collection indexes (RediSearch on JSON) and the queries they answer. */
 export default fp<IndexesPluginOptions>(async function indexesPlugin (app, options) {
   const storage = createIndexStorage(app.redis, app.redisWrites, options)
-  const runner = createQueryRunner(app.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs })
+  const runner = createQueryRunner(app.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
+    maxClusterMatches: options.maxClusterMatches
+  })
   app.decorate('indexes', { storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix) })
 }, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })

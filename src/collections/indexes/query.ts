@@ -12,8 +12,10 @@ import { fieldsOfReply, isUnknownIndex, type ActiveIndex } from './storage.js'
  * sorts on both (SORTBY ... MAX), which RediSearch does as a top-N over the matches; the page after a
  * position keeps the matches after it with a FILTER on the sort value and the key (keyset), written as
  * expressions RediSearch reads back exactly (see stringLiteral and numberLiteral); the filter's values all
- * reach RediSearch as PARAMS. A numeric sort, the common case, has a faster plan (see numericPage). On a Redis Cluster, where RediSearch answers from its own shard only, every
- * master is searched and the service orders what they answer (see clusterPage).
+ * reach RediSearch as PARAMS. A numeric sort, the common case, has a faster plan (see numericPage). On a
+ * Redis Cluster, where RediSearch answers from its own shard only, every master is searched: under a numeric
+ * sort each answers its first rows by the same plan and they are merged; otherwise the service orders every
+ * match they answer (see clusterPage).
  */
 
 export interface QueryPlan {
@@ -35,14 +37,14 @@ export interface QueryOptions {
   timeoutMs: number
   /** Longest wait for Redis. */
   redisTimeoutMs: number
+  /** On a Redis Cluster, most matches of a query (or of one sort value) one master answers for the service to order. */
+  maxClusterMatches: number
 }
 
 const TIMED_OUT = /timeout/i
-/** Most matches a query may have on one master of a Redis Cluster, where they are all gathered and ordered here. */
-export const MAX_CLUSTER_MATCHES = 10_000
 
 /** Runs the searches of the collection's queries on every master. */
-export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTimeoutMs }: QueryOptions) {
+export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTimeoutMs, maxClusterMatches }: QueryOptions) {
   function tooSlow (): Error {
     return limitExceeded('QUERY_TIMEOUT_MS', timeoutMs, `The query took RediSearch longer than ${timeoutMs} ms; narrow its filter`)
   }
@@ -104,25 +106,34 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
     }
   }
 
+  /** Whether the caller may read the row's document. */
+  function readableRow (plan: Pick<QueryPlan, 'readable'>) {
+    return (row: Row) => plan.readable === undefined || plan.readable.some((prefix) => (keyPrefix + row.key).startsWith(prefix))
+  }
+
   /**
-   * A page on a Redis Cluster, whose Search module loads nothing of a key outside its index name's slot,
-   * @__key included: FT.SEARCH still answers the keys and sort values (WITHSORTKEYS, exact) of every match,
-   * up to MAX_CLUSTER_MATCHES per master, and they are ordered and cut here.
+   * Every match of a query on a master of a Redis Cluster, whose Search module loads nothing of a key outside
+   * its index name's slot, @__key included: FT.SEARCH still answers the keys and sort values (WITHSORTKEYS,
+   * exact) of every match, up to maxClusterMatches, and they are ordered and cut here. The bound counts
+   * every match, those the caller may not read too, as RediSearch's TIMEOUT does on one Redis.
    */
+  async function clusterMatches (master: MasterNode, plan: Pick<QueryPlan, 'index' | 'sort' | 'readable'>, { query, params }: CompiledFilter): Promise<Row[]> {
+    const sort = plan.sort === undefined ? [] : ['SORTBY', plan.sort.field.name, plan.sort.order.toUpperCase(), 'WITHSORTKEYS']
+    const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), query, 'NOCONTENT', ...sort,
+      'LIMIT', '0', String(maxClusterMatches + 1), ...tail({ query, params })])
+    if (Number(reply.get('total_results') ?? 0) > maxClusterMatches) {
+      throw limitExceeded('MAX_CLUSTER_MATCHES', maxClusterMatches, `On a Redis Cluster a query may match at most ${maxClusterMatches} documents per master` +
+        `${plan.sort?.field.type === 'number' ? ' sharing one value of its sort field' : ''} (those the credentials may not read included); narrow its filter`)
+    }
+    return searchRows(reply).filter(readableRow(plan))
+  }
+
+  /** A page on a Redis Cluster: every match of every master, ordered and cut here. */
   async function clusterPage (plan: QueryPlan, masters: MasterNode[]): Promise<{ rows: Row[], more: boolean }> {
     const order = compare(plan)
-    const sort = plan.sort === undefined ? [] : ['SORTBY', plan.sort.field.name, plan.sort.order.toUpperCase(), 'WITHSORTKEYS']
-    const found = await Promise.all(masters.map(async (master) => {
-      const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), plan.filter.query, 'NOCONTENT', ...sort,
-        'LIMIT', '0', String(MAX_CLUSTER_MATCHES + 1), ...tail(plan.filter)])
-      if (Number(reply.get('total_results') ?? 0) > MAX_CLUSTER_MATCHES) {
-        throw limitExceeded('MAX_CLUSTER_MATCHES', MAX_CLUSTER_MATCHES, `On a Redis Cluster a query may match at most ${MAX_CLUSTER_MATCHES} documents per master; narrow its filter`)
-      }
-      return searchRows(reply)
-    }))
+    const found = await Promise.all(masters.map((master) => clusterMatches(master, plan, plan.filter)))
     const after = plan.after
     const rows = found.flat()
-      .filter((row) => plan.readable === undefined || plan.readable.some((prefix) => (keyPrefix + row.key).startsWith(prefix)))
       .filter((row) => after === undefined || order(row, after) > 0)
       .sort(order)
     return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit }
@@ -178,21 +189,25 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
   /** Documents matching `query` in key order after `afterKey`, at most `count`, each given `value`. */
   async function byKey (master: MasterNode, plan: QueryPlan, query: string, params: string[], afterKey: string | undefined,
     count: number, value: number | undefined): Promise<Row[]> {
+    const valued = (key: string): Row => value === undefined ? { key } : { key, value }
+    if (redis.isCluster) {
+      const found = await clusterMatches(master, { index: plan.index, ...(plan.readable ? { readable: plan.readable } : {}) }, { query, params })
+      return found.map((row) => row.key).filter((key) => afterKey === undefined || compareBytes(key, afterKey) > 0)
+        .sort(compareBytes).slice(0, count).map(valued)
+    }
     const max = String(count)
     const reply = await search(master, ['FT.AGGREGATE', plan.index.nameOn(master), query, 'LOAD', '1', '@__key',
       ...(afterKey === undefined ? [] : ['FILTER', `@__key > ${stringLiteral(keyPrefix + afterKey)}`]),
       'SORTBY', '2', '@__key', 'ASC', 'MAX', max, 'LIMIT', '0', max, ...tail({ query, params })])
-    return resultsOf(reply).map((attributes) => {
-      const key = String(attributes.get('__key')).slice(keyPrefix.length)
-      return value === undefined ? { key } : { key, value }
-    })
+    return resultsOf(reply).map((attributes) => valued(String(attributes.get('__key')).slice(keyPrefix.length)))
   }
 
   /**
-   * A page under a numeric sort, on one Redis and for a caller reading the whole collection: FT.SEARCH sorts
+   * A page under a numeric sort, on one master, for a caller reading the whole collection: FT.SEARCH sorts
    * on the field alone (a top-N, as fast as RediSearch sorts) and answers exact values (WITHSORTKEYS); only
    * the documents sharing a value at the page's edges are ordered by key, with a query on that one value.
-   * Values beyond the position are asked for with a range; documents without a value come last, by key.
+   * Values beyond the position are asked for with a range; documents without a value come last, by key
+   * (byKey, which on a cluster orders them here).
    */
   async function numericPage (plan: QueryPlan, sort: NonNullable<QueryPlan['sort']>, master: MasterNode): Promise<{ rows: Row[], more: boolean }> {
     const want = plan.limit + 1
@@ -242,8 +257,15 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
     async page (plan: QueryPlan): Promise<{ rows: Row[], more: boolean }> {
       const masters = await redisCall(redis.masters(), redisTimeoutMs)
+      const sort = plan.sort
+      if (sort?.field.type === 'number' && plan.readable === undefined) {
+        if (!redis.isCluster) return await numericPage(plan, sort, masters[0]!)
+        // Each master's first rows after the position, in order: the first of them all are the page.
+        const pages = await Promise.all(masters.map((master) => numericPage(plan, sort, master)))
+        const rows = pages.flatMap((page) => page.rows).sort(compare(plan))
+        return { rows: rows.slice(0, plan.limit), more: rows.length > plan.limit || pages.some((page) => page.more) }
+      }
       if (redis.isCluster) return await clusterPage(plan, masters)
-      if (plan.sort?.field.type === 'number' && plan.readable === undefined) return await numericPage(plan, plan.sort, masters[0]!)
       return await singlePage(plan, masters[0]!)
     },
 
@@ -256,6 +278,7 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
           const reply = await search(master, ['FT.SEARCH', name, plan.filter.query, 'NOCONTENT', 'LIMIT', '0', '0', ...tail(plan.filter)])
           return Number(reply.get('total_results') ?? 0)
         }
+        if (redis.isCluster) return (await clusterMatches(master, { index: plan.index, readable: plan.readable }, plan.filter)).length
         const reply = await search(master, ['FT.AGGREGATE', name, plan.filter.query, 'LOAD', '1', '@__key', ...readableFilter(plan.readable),
           'GROUPBY', '0', 'REDUCE', 'COUNT', '0', 'AS', 'n', ...tail(plan.filter)])
         const [first] = resultsOf(reply)

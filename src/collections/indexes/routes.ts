@@ -55,10 +55,6 @@ export default async function indexRoutes (app: FastifyInstance) {
     if (reach === 'none') {
       throw denied(reply, request.access, `The credentials' scopes give no "read" right on documents of collection ${JSON.stringify(collection)}`)
     }
-    // On a Redis Cluster every match is gathered here, up to a bound whose refusal would tell how many others match.
-    if (reach !== 'all' && app.redis.isCluster) {
-      throw denied(reply, request.access, `On a Redis Cluster, a query needs the "read" right on the whole collection ${JSON.stringify(collection)}`)
-    }
     const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
     const answer = await queries.run(collection, queryOf(), { ...(reach === 'all' ? {} : { readable: reach }), count })
     if (count) reply.header('Preference-Applied', 'count=exact')
