@@ -27,7 +27,7 @@ export const listSchema = {
     'document, "etag"}), `put` ({"key","value","etag"}) for a whole document written, `delete` ({"key"}); `reset` ' +
     '({"reason","reload":true}) when events since Last-Event-ID are no longer kept: reload the documents, the stream goes ' +
     'on from now; `end` ({"reason"}) when the credentials are revoked or expire, or the service shuts down. Lone `id:` ' +
-    'lines are heartbeats carrying the position. On a Redis Cluster, or with EVENTS_FEED_MAXLEN=0, 406.',
+    'lines are heartbeats carrying the position. With EVENTS_FEED_MAXLEN=0, 406.',
   querystring: listQuerySchema,
   response: {
     200: jsonResponse('A page of keys (with `Accept: text/event-stream`, a live stream instead: see the description)',
