@@ -70,7 +70,7 @@ function targetOf (running: Running, target: Target): RowTarget {
   if (target === 'service' && running.service) return { ...running.service, settings: 'cache off' }
   if (target === 'cached' && running.cached) return { ...running.cached }
   if (target === 'floor' && running.floor && running.service) {
-    return { ...running.floor, settings: 'floor server', redisPid: running.service.redisPid }
+    return { ...running.floor, settings: 'floor server', redisPid: running.service.redisPid, redis: running.service.redis }
   }
   throw new Error(`no ${target} process`)
 }
@@ -119,11 +119,11 @@ async function run (options: RunOptions): Promise<{ result: RunResult, out: stri
   const versions = await describeVersions(root, anyRedis)
 
   for (const scenario of scenarios) {
-    for (const target of new Set(scenario.rows.map((row) => row.target))) {
-      // The floor server reads and writes documents the service wrote.
-      const writer = target === 'floor' ? 'service' : target
-      if (target !== 'ceiling') await putDocuments(targetOf(running, writer).url, scenario.documents, options.headers)
-      if (target !== 'ceiling' && scenario.prepare) await scenario.prepare(targetOf(running, writer).url, options.headers)
+    // The floor server reads and writes documents the service wrote.
+    for (const writer of new Set(scenario.rows.map((row) => row.target === 'floor' ? 'service' : row.target))) {
+      if (writer === 'ceiling') continue
+      await putDocuments(targetOf(running, writer).url, scenario.documents, options.headers)
+      if (scenario.prepare) await scenario.prepare(targetOf(running, writer).url, options.headers)
     }
   }
   if (running.cached) {

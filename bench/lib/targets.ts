@@ -20,6 +20,10 @@ export const CACHED_LARGE_ROOT = 'cached/40k-get-root'
 export const LEAF_SMALL = 'object-380b/get-sclr'
 export const LEAF_1MB = 'size-sweep/leaf-1mb'
 export const SOAK_ROW = 'soak/mixed'
+/** Issue 21's query rows, each beside the same FT.SEARCH sent straight to Redis. */
+export const QUERY_ROWS = ['queries/selective', 'queries/sorted-page', 'queries/count', 'queries/deep-page']
+/** The selective query on the floor server: what the stack itself reaches beside the same FT.SEARCH. */
+export const QUERY_FLOOR_ROW = 'queries/floor-selective'
 
 const RATE_OF_CEILING = 0.65
 const CPU_OF_CEILING = 1.5
@@ -29,6 +33,7 @@ const P99_MS = 2
 const GC_PAUSE_MS = 10
 const LEAF_SLOWDOWN = 1.2
 const RSS_MB = 200
+const QUERY_RATE_OF_DIRECT = 0.5
 /** A soak's fitted growth below this (or 5% of its mean RSS, if larger) counts as no growth trend. */
 const RSS_GROWTH_MB = 5
 
@@ -80,6 +85,20 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
   else {
     const ratio = large.service.rate / large.direct.rate
     results.push(judge(largeTarget, `${fmt(large.service.rate)}/s vs ${fmt(large.direct.rate)}/s direct`, ratio, '> 1', ratio > 1))
+  }
+
+  for (const id of QUERY_ROWS) {
+    const row = byId.get(id)
+    const target = `${id}: rate >= ${QUERY_RATE_OF_DIRECT}x the same FT.SEARCH sent directly`
+    if (!row?.direct) {
+      results.push(missing(target, `>= ${QUERY_RATE_OF_DIRECT}`, id))
+      continue
+    }
+    const ratio = row.service.rate / row.direct.rate
+    const floor = id === 'queries/selective' ? byId.get(QUERY_FLOOR_ROW) : undefined
+    const stack = floor?.direct ? `; the floor server ${fmt(floor.service.rate)}/s vs ${fmt(floor.direct.rate)}/s (${round(floor.service.rate / floor.direct.rate)}x)` : ''
+    results.push(judge(target, `${fmt(row.service.rate)}/s vs ${fmt(row.direct.rate)}/s direct${stack}`, ratio, `>= ${QUERY_RATE_OF_DIRECT}`,
+      ratio >= QUERY_RATE_OF_DIRECT))
   }
 
   const gcRows = rows.filter((row) => row.service.gc)

@@ -1,6 +1,7 @@
 // The floor of a versioned JSON gateway: the service's fastify and node-redis, on the service's Redis,
 // doing the least such a gateway can. A read sends the version GET and one JSON.GET; a write or an
-// increment is one script of two commands that also moves the version, so that an ETag stays true.
+// increment is one script of two commands that also moves the version, so that an ETag stays true; a
+// query is one FT.SEARCH answering documents, then one MGET of their versions.
 // Nothing is validated, no precondition or schema is checked, and nothing but these routes is served:
 // it measures what the stack costs under a gateway, not a product. Plain JavaScript, like the no-op.
 import Fastify from 'fastify'
@@ -62,6 +63,26 @@ app.post('/floor/:key', async (request, reply) => {
   if (typeof by !== 'number') return reply.code(400).send()
   const [next, result] = await redis.sendCommand(['EVALSHA', sha.increment, '2', doc, version, pathOf(request), String(by)])
   return reply.header('etag', etagOf(next)).type('application/json').send(`{"result":${result}}`)
+})
+
+/**
+ * A query: one FT.SEARCH of a tag's value (a query parameter) answering its documents, then the floor's
+ * versions of those keys, answered as the service answers a page: `{"items":[{"key","etag","value"}]}`.
+ */
+app.post('/floor-query/:index', async (request, reply) => {
+  const { field, value, limit } = request.body.value ?? {}
+  if (typeof field !== 'string' || typeof value !== 'string' || !Number.isInteger(limit)) return reply.code(400).send()
+  const found = await redis.sendCommand(['FT.SEARCH', keyPrefix + request.params.index, `@${field}:{$v}`, 'RETURN', '1', '$',
+    'LIMIT', '0', String(limit), 'PARAMS', '2', 'v', value, 'DIALECT', '2'])
+  const results = found.results ?? found.get?.('results') ?? []
+  const keys = results.map((result) => result.id ?? result.get('id'))
+  const versions = keys.length === 0 ? [] : await redis.sendCommand(['MGET', ...keys.map((key) => `${key}:floor-version`)])
+  const items = results.map((result, index) => {
+    const attributes = result.extra_attributes ?? result.get('extra_attributes')
+    const json = attributes.$ ?? attributes.get('$')
+    return `{"key":${JSON.stringify(keys[index].slice(keyPrefix.length))},"etag":${JSON.stringify(etagOf(versions[index]))},"value":${json}}`
+  })
+  return reply.type('application/json').send(`{"items":[${items.join(',')}]}`)
 })
 
 app.get('/health', async (_request, reply) => reply.type('application/json').send('{"ok":true}'))

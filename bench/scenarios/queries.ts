@@ -69,6 +69,14 @@ export function queriesScenario (documents = DOCUMENTS): Scenario {
         direct: { key: INDEX, args: ['FT.SEARCH', '@f0:{$v}', 'LIMIT', '0', '20', 'PARAMS', '2', 'v', 's17', 'DIALECT', '2'], title: 'FT.SEARCH {index} @status:{$v} LIMIT 0 20' },
         target: 'service', kind: 'read'
       },
+      // The least a versioned gateway does for the row above (see bench/processes/floor-server.mjs): FT.SEARCH
+      // with the documents, then MGET of their versions; RediSearch's order, no cursor, no access, no limits.
+      {
+        id: `${family}/floor-selective`, family, title: 'floor: FT.SEARCH @status:{$v} LIMIT 0 20 with the documents + MGET of their versions',
+        requests: [{ method: 'POST' as const, path: `/floor-query/${encodeURIComponent(INDEX)}`, body: JSON.stringify({ field: 'f0', value: 's17', limit: 20 }), headers: JSON_BODY }],
+        direct: { key: INDEX, args: ['FT.SEARCH', '@f0:{$v}', 'LIMIT', '0', '20', 'PARAMS', '2', 'v', 's17', 'DIALECT', '2'], title: 'FT.SEARCH {index} @status:{$v} LIMIT 0 20' },
+        target: 'floor', kind: 'read'
+      },
       {
         id: `${family}/selective-get`, family, title: 'GET /collections/{c}/query?/status=s17&limit=20 (the short form of the row above)',
         requests: [{ method: 'GET' as const, path: `/collections/${COLLECTION}/query?/status=s17&limit=20` }],

@@ -46,6 +46,19 @@ describe('targets', () => {
     expect(status(evaluateTargets([row('cached/40k-get-root', 700, { directRate: 800 })]), 'cached/40k')).toEqual(['miss'])
   })
 
+  it('judge query rows against the same FT.SEARCH sent directly, the selective one beside the floor server', () => {
+    const results = evaluateTargets([
+      row('queries/selective', 1000, { directRate: 5000 }),
+      row('queries/floor-selective', 2400, { directRate: 5000 }),
+      row('queries/count', 20, { directRate: 30 })
+    ])
+    expect(results.find((r) => r.target.startsWith('queries/selective'))).toMatchObject({
+      status: 'miss', value: 0.2, measured: '1,000/s vs 5,000/s direct; the floor server 2,400/s vs 5,000/s (0.48x)'
+    })
+    expect(status(results, 'queries/count')).toEqual(['pass'])
+    expect(status(results, 'queries/deep-page')).toEqual(['not measured'])
+  })
+
   it('take the longest GC pause over all service rows', () => {
     const gc = (maxMs: number) => ({ count: 3, totalMs: maxMs * 2, maxMs })
     const fine = evaluateTargets([row('object-380b/get-root', 1, { service: { ...row('x/y', 1).service, gc: gc(4) } })])
