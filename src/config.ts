@@ -69,14 +69,16 @@ export const environmentSchema = {
     EVENTS_FEED_MAXLEN: { type: 'integer', minimum: 0, maximum: 10000000, default: 100000 },
     STREAM_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MAX_STREAMS: { type: 'integer', minimum: 0, default: 1000 },
-    STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 }
+    STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 },
+    // Pages of events per minute a credential's streams may read to catch up: see Live changes in the README.
+    STREAM_CATCH_UP_READS: { type: 'integer', minimum: 1, maximum: 100000, default: 100 }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'MAX_CLUSTER_MATCHES', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
     'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS', 'EVENTS_FEED_MAXLEN',
-    'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS'],
+    'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS', 'STREAM_CATCH_UP_READS'],
   additionalProperties: true
 } as const
 
@@ -147,6 +149,8 @@ export interface StreamSettings {
   heartbeatMs: number
   max: number
   ticketTtlMs: number
+  /** Catch-up reads (pages of events) beyond the first per minute, per credential, on every instance together. */
+  catchUpReads: number
 }
 
 /** Reads and validates the environment; a bad value throws a sentence naming the variable. */
@@ -222,7 +226,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     },
     access: accessSettingsFrom(environment),
     events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS, feedMaxLen: environment.EVENTS_FEED_MAXLEN },
-    streams: { heartbeatMs: environment.STREAM_HEARTBEAT_MS, max: environment.MAX_STREAMS, ticketTtlMs: environment.STREAM_TICKET_TTL_MS },
+    streams: { heartbeatMs: environment.STREAM_HEARTBEAT_MS, max: environment.MAX_STREAMS, ticketTtlMs: environment.STREAM_TICKET_TTL_MS,
+      catchUpReads: environment.STREAM_CATCH_UP_READS },
     ...rateLimitOf(environment.RATE_LIMIT),
     ...(environment.CORS_ORIGINS === undefined ? {} : { corsOrigins: parseCorsOrigins(environment.CORS_ORIGINS) }),
     ...(environment.METRICS_PORT === undefined ? {} : { metricsListener: { host: environment.HOST, port: environment.METRICS_PORT } })

@@ -1,3 +1,4 @@
+import { TOO_FAR, type CatchUpAdmission } from './catch-up.js'
 import { nextSpan, READ_SPAN_MS, type ClusterFeed, type ClusterRead } from './cluster-feed.js'
 import { compareIds, idTime, type FeedEntry } from './feed.js'
 import { GONE, TOO_OLD } from './follower.js'
@@ -12,6 +13,8 @@ export interface ClusterPrefixStreamOptions {
   reach: 'all' | readonly string[]
   frames: PrefixFrameCache
   onEnd: () => void
+  /** Charges a catch-up read beyond the first to the subscriber's credentials: false when they have none left. */
+  mayCatchUp: CatchUpAdmission
 }
 
 /** Shared reads a stream may hold while it reads for itself; past them it reads again from its position. */
@@ -87,7 +90,13 @@ export class ClusterPrefixStream {
         }
         // Behind the shared read (it starts past this stream's position): reads what lies between, at once.
         let span = READ_SPAN_MS
+        let reads = 0
         while (!this.#ended && compareIds(this.#last, shared.read.upTo) < 0) {
+          if (reads++ > 0 && !await this.options.mayCatchUp()) {
+            this.#pending = []
+            if (!this.#ended) await this.#restart(TOO_FAR)
+            break
+          }
           const before = this.#last
           const read = await this.options.feed.read(before, span)
           if (this.#ended) return

@@ -1,4 +1,5 @@
 import type { CommandSender } from '../redis/redis.js'
+import { TOO_FAR, type CatchUpAdmission } from './catch-up.js'
 import type { EventReader } from './event-reader.js'
 import { compareIds, entriesAfter, FEED_PAGE, follows, idTime, type FeedEntry } from './feed.js'
 import type { SseWriter } from './sse.js'
@@ -13,6 +14,8 @@ export interface FollowerOptions {
   stream: string
   /** Called once the stream ended, whatever ended it. */
   onEnd: () => void
+  /** Charges a catch-up read beyond the first to the subscriber's credentials: false when they have none left. */
+  mayCatchUp: CatchUpAdmission
 }
 
 /** Entries a stream may hold while it reads from Redis; past them it starts again from a fresh value. */
@@ -33,6 +36,8 @@ export abstract class EntryFollower {
   protected last = '0-0'
   #pending: FeedEntry[] = []
   #catchingUp = true
+  /** Pages read in the current catch-up. */
+  #pagesRead = 0
   #pumping = false
   #ended = false
   #unwatch: (() => void) | undefined
@@ -122,15 +127,27 @@ export abstract class EntryFollower {
 
   /** Reads one page of the stream after the last entry taken; a page that does not follow it means entries are gone. */
   async #catchUp (): Promise<void> {
+    if (this.#pagesRead > 0 && !await this.follower.mayCatchUp()) {
+      if (this.#ended) return
+      this.#pending = []
+      this.#pagesRead = 0
+      await this.restart(this.last, TOO_FAR)
+      return
+    }
     const page = await entriesAfter(this.follower.redis, this.follower.stream, this.last, this.follower.timeoutMs)
     if (this.#ended) return
     const first = page[0] ?? this.#pending.find((entry) => compareIds(entry.id, this.last) > 0)
     if (first !== undefined && !follows(first, this.last)) {
       this.#pending = []
+      this.#pagesRead = 0
       await this.restart(this.last, GONE)
       return
     }
     for (const entry of page) this.deliver(entry)
-    if (page.length < FEED_PAGE) this.#catchingUp = false
+    this.#pagesRead++
+    if (page.length < FEED_PAGE) {
+      this.#catchingUp = false
+      this.#pagesRead = 0
+    }
   }
 }

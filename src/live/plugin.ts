@@ -7,6 +7,7 @@ import type { StreamSettings } from '../config.js'
 import type { DocumentAddress } from '../documents/pointer.js'
 import { FEED_SUFFIX, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
+import { catchUpBudget, type CatchUpAdmission } from './catch-up.js'
 import { DocumentStream, type FrameCache } from './document-stream.js'
 import { ClusterFeed } from './cluster-feed.js'
 import { ClusterPrefixStream } from './cluster-prefix-stream.js'
@@ -76,6 +77,9 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const clusterFeed = new ClusterFeed(app.redis, options.keyPrefix, options.timeoutMs,
     (error) => app.log.warn({ err: error }, `live streams: reading the slot feeds failed: ${error.message}`))
   let closing = false
+  const catchUps = catchUpBudget(app.redisWrites, {
+    keyPrefix: options.keyPrefix, timeoutMs: options.timeoutMs, readsPerMinute: settings.catchUpReads
+  })
 
   const readerOf = () => {
     reader ??= openReader(options.connection, options.timeoutMs, app.redis,
@@ -108,7 +112,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
 
   /** Checks a stream may open here, then answers the request with the stream made, until either side ends it. */
   async function serve (request: FastifyRequest, reply: FastifyReply,
-    make: (writer: SseWriter, shared: EventReader, onEnd: () => void) => LiveStream, withSlot = false): Promise<void> {
+    make: (writer: SseWriter, shared: EventReader, onEnd: () => void, mayCatchUp: CatchUpAdmission) => LiveStream, withSlot = false): Promise<void> {
     if (events.maxLen === 0) throw new StreamsOffError('This service records no events (EVENTS_MAXLEN is 0): it serves no live streams')
     if (closing || open.size >= settings.max) {
       throw new StreamsFullError(`This instance serves MAX_STREAMS (${settings.max}) live streams at once; retry, or on another instance`)
@@ -119,14 +123,14 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     const writer = new SseWriter(reply.raw)
     writer.open(reply.getHeaders())
     const access = request.access
-    const stream = make(writer, shared, () => open.delete(stream))
+    const stream = make(writer, shared, () => open.delete(stream), catchUps((access.kind === 'scoped' ? access.identity : undefined) ?? 'address:' + request.ip))
     open.set(stream, { lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
     reply.raw.once('close', () => stream.end())
     await stream.start(resumeFrom).catch(() => stream.end())
   }
 
-  const followed = (shared: EventReader, stream: string, onEnd: () => void) =>
-    ({ reader: shared, redis: app.redis, timeoutMs: options.timeoutMs, retentionMs: events.retentionMs, stream, onEnd })
+  const followed = (shared: EventReader, stream: string, onEnd: () => void, mayCatchUp: CatchUpAdmission) =>
+    ({ reader: shared, redis: app.redis, timeoutMs: options.timeoutMs, retentionMs: events.retentionMs, stream, onEnd, mayCatchUp })
 
   app.decorate('liveStreams', {
     get count () {
@@ -134,8 +138,8 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     },
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
-      await serve(request, reply, (writer, shared, onEnd) => new DocumentStream(writer, {
-        ...followed(shared, streamKeyOf(options.keyPrefix, address.key), onEnd),
+      await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new DocumentStream(writer, {
+        ...followed(shared, streamKeyOf(options.keyPrefix, address.key), onEnd, mayCatchUp),
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
         frames
@@ -147,13 +151,13 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
         throw new StreamsOffError('This service keeps no feed of writes (EVENTS_FEED_MAXLEN is 0): it serves no live streams of a key prefix')
       }
       if (app.redis.isCluster) {
-        await serve(request, reply, (writer, _shared, onEnd) => new ClusterPrefixStream(writer, {
-          feed: clusterFeed, retentionMs: events.retentionMs, keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, onEnd
+        await serve(request, reply, (writer, _shared, onEnd, mayCatchUp) => new ClusterPrefixStream(writer, {
+          feed: clusterFeed, retentionMs: events.retentionMs, keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, onEnd, mayCatchUp
         }), true)
         return
       }
-      await serve(request, reply, (writer, shared, onEnd) => new PrefixStream(writer, {
-        ...followed(shared, options.keyPrefix + FEED_SUFFIX, onEnd), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
+      await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new PrefixStream(writer, {
+        ...followed(shared, options.keyPrefix + FEED_SUFFIX, onEnd, mayCatchUp), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
       }))
     }
   })

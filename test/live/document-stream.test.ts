@@ -193,7 +193,7 @@ describe('resuming', () => {
 
 describe('the connection', () => {
   it('carries heartbeats, and ends with an end event when the app closes', async () => {
-    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
+    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000, catchUpReads: 100 } })
     const client = await SseClient.open(own, `/docs/${uniqueKey()}`)
     await until(() => client.comments >= 2, 5000, () => 'no heartbeats')
     await expectFullThenShutdown(own, client, `/docs/${uniqueKey()}`)

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
 import { applyPatch, expectFullThenShutdown, SseClient, until, type SseEvent } from '../helpers/sse.js'
 import { CLUSTER_POLL_MS, SLOT_FEEDS_PER_CALL } from '../../src/live/cluster-feed.js'
+import { TOO_FAR } from '../../src/live/catch-up.js'
 import { compareIds } from '../../src/live/feed.js'
 import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
 
@@ -187,6 +188,30 @@ describe('resuming a prefix stream', () => {
     expect(resumed.events.slice(1).map((event) => JSON.parse(event.data).value)).toEqual(['after'])
   })
 
+  it.skipIf(onCluster)('catching up far behind: reads beyond the first are charged to the credentials, past STREAM_CATCH_UP_READS a reset', async () => {
+    const budgeted = await buildTestApp({ streams: { heartbeatMs: 15_000, max: 100, ticketTtlMs: 60_000, catchUpReads: 2 } })
+    const prefix = `${uniqueKey('c')}:`
+    const first = await openPrefix(budgeted, prefix)
+    const start = first.lastId!
+    first.close()
+    const items = Array.from({ length: 350 }, (_, index) => ({ key: `${prefix}${String(index).padStart(3, '0')}`, value: index }))
+    expect((await send(budgeted, 'POST', '/batch/write', JSON.stringify({ items }))).statusCode).toBe(200)
+    // Pages of 100: the first is free, two more are charged, the fourth is refused.
+    const far = await openPrefix(budgeted, prefix, { 'last-event-id': start })
+    const reset = await far.waitFor((event) => event.event === 'reset')
+    expect(JSON.parse(reset.data)).toEqual({ reason: TOO_FAR, reload: true })
+    expect(far.events.slice(0, -1).map((event) => JSON.parse(event.data).value)).toEqual(items.slice(0, 300).map((item) => item.value))
+    // The budget is the credentials', not the connection's: the next catch-up gets its free page only.
+    const again = await openPrefix(budgeted, prefix, { 'last-event-id': start })
+    await again.waitFor((event) => event.event === 'reset')
+    expect(again.events.filter((event) => event.event === 'put')).toHaveLength(100)
+    // A stream resuming less than a page behind costs nothing, budget spent or not.
+    const near = await openPrefix(budgeted, prefix, { 'last-event-id': far.events[299]!.id! })
+    await near.waitForCount(50)
+    expect(near.events.map((event) => event.event)).toEqual(Array(50).fill('put'))
+    for (const client of [far, again, near]) client.close()
+  })
+
   // On one Redis a position is an entry of the feed (another is a gap: reset); on a cluster, any position is exact.
   it.skipIf(!onCluster)('from long before its writes, on a cluster (reads widening across quiet spans): them all, in order, once', async () => {
     const prefix = `${uniqueKey('w')}:`
@@ -212,7 +237,7 @@ describe('resuming a prefix stream', () => {
 
 describe('the connection of a prefix stream', () => {
   it('carries its position as heartbeats, counts against MAX_STREAMS, and ends with an end event when the app closes', async () => {
-    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000 } })
+    const own = await buildTestApp({ streams: { heartbeatMs: 100, max: 1, ticketTtlMs: 60_000, catchUpReads: 100 } })
     const prefix = `${uniqueKey('h')}:`
     const client = await openPrefix(own, prefix)
     const started = client.lastId
