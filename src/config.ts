@@ -67,6 +67,7 @@ export const environmentSchema = {
     EVENTS_MAXLEN: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
     EVENTS_RETENTION_MS: { type: 'integer', minimum: 1000, default: 3600000 },
     EVENTS_FEED_MAXLEN: { type: 'integer', minimum: 0, maximum: 10000000, default: 100000 },
+    EVENTS_MAX_ENTRY_BYTES: { type: 'integer', minimum: 256, maximum: 1048576, default: 16384 },
     STREAM_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MAX_STREAMS: { type: 'integer', minimum: 0, default: 1000 },
     STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 },
@@ -77,7 +78,7 @@ export const environmentSchema = {
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
     'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'MAX_CLUSTER_MATCHES', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
-    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS', 'EVENTS_FEED_MAXLEN',
+    'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS', 'EVENTS_FEED_MAXLEN', 'EVENTS_MAX_ENTRY_BYTES',
     'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS', 'STREAM_CATCH_UP_READS'],
   additionalProperties: true
 } as const
@@ -225,7 +226,8 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
       workers: environment.VALIDATION_WORKERS ?? Math.max(1, Math.floor((availableParallelism() - 1) / environment.WORKERS))
     },
     access: accessSettingsFrom(environment),
-    events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS, feedMaxLen: environment.EVENTS_FEED_MAXLEN },
+    events: { maxLen: environment.EVENTS_MAXLEN, retentionMs: environment.EVENTS_RETENTION_MS, feedMaxLen: environment.EVENTS_FEED_MAXLEN,
+      maxEntryBytes: environment.EVENTS_MAX_ENTRY_BYTES },
     streams: { heartbeatMs: environment.STREAM_HEARTBEAT_MS, max: environment.MAX_STREAMS, ticketTtlMs: environment.STREAM_TICKET_TTL_MS,
       catchUpReads: environment.STREAM_CATCH_UP_READS },
     ...rateLimitOf(environment.RATE_LIMIT),

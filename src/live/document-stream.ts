@@ -13,7 +13,12 @@ export interface DocumentStreamOptions extends FollowerOptions {
   snapshot: () => Promise<Snapshot>
   /** Events already made of an entry for a location, shared by the streams of an instance (see framesOf). */
   frames: FrameCache
+  /** The location's value read after an entry without its changes, shared by the streams of an instance. */
+  rereads: RereadCache
 }
+
+/** Per entry without its changes, per location (its pointer), the value read after it. */
+export type RereadCache = WeakMap<FeedEntry, Map<string, Promise<Snapshot>>>
 
 /** An event as sent: its name and data, or null when the entry sends nothing to the location. */
 type Frame = { name: string, json: string } | null
@@ -55,14 +60,28 @@ export class DocumentStream extends EntryFollower {
 
   protected async restart (from: string | undefined, reason: string | undefined): Promise<void> {
     if (from !== undefined && reason !== undefined) this.out.event('reset', from, JSON.stringify({ reason }))
-    const snapshot = await this.options.snapshot()
+    this.#startFrom(await this.options.snapshot())
+  }
+
+  /** Goes on from a value read and the entry it follows: sends the value (or its absence). */
+  #startFrom (snapshot: Snapshot): void {
     this.last = snapshot.at === FEED_START ? emptyMark(Date.now()) : snapshot.at
     this.#present = snapshot.json !== undefined
     if (snapshot.json === undefined) this.send('delete', '{}')
     else this.send('put', `{"value":${snapshot.json},"etag":${JSON.stringify(etagOf(snapshot.version!))}}`)
   }
 
-  protected deliver (entry: FeedEntry): void {
+  /** An entry without its changes: the location's value is read once for every stream of it that takes the entry. */
+  async #reread (entry: FeedEntry): Promise<void> {
+    let byLocation = this.options.rereads.get(entry)
+    if (byLocation === undefined) this.options.rereads.set(entry, byLocation = new Map())
+    let read = byLocation.get(this.#pointer)
+    if (read === undefined) byLocation.set(this.#pointer, read = this.options.snapshot())
+    this.#startFrom(await read)
+  }
+
+  protected deliver (entry: FeedEntry): void | Promise<void> {
+    if (entry.omitted) return this.#reread(entry)
     this.last = entry.id
     const frame = frameOf(this.options.frames, entry, this.options.location, this.#pointer)
     if (frame === null) return

@@ -14,6 +14,8 @@ export interface FeedEntry {
   redisKey?: string
   /** The whole document the write made, when its changes were longer (see eventAt). */
   whole?: unknown
+  /** The write's changes were longer than EVENTS_MAX_ENTRY_BYTES: the entry has none, readers read the document. */
+  omitted?: true
 }
 
 /** Entries one read of a stream takes at most. */
@@ -78,6 +80,7 @@ export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry
         case 'c': entry.changes = JSON.parse(value) as Change[]; break
         case 'w': entry.whole = JSON.parse(value); break
         case 'k': entry.redisKey = value; break
+        case 'o': entry.omitted = true; break
       }
     }
     return entry

@@ -82,8 +82,11 @@ export abstract class EntryFollower {
    */
   protected abstract restart (from: string | undefined, reason: string | undefined): Promise<void>
 
-  /** Takes an entry that follows `last`: sets `last` to its id, and sends what it means to the subscriber. */
-  protected abstract deliver (entry: FeedEntry): void
+  /**
+   * Takes an entry that follows `last`: sets `last` to its id (or past it), and sends what it means to the
+   * subscriber; an entry without its changes (omitted) may need a read.
+   */
+  protected abstract deliver (entry: FeedEntry): void | Promise<void>
 
   protected send (name: string, json: string): void {
     if (!this.out.event(name, this.last, json)) this.end()
@@ -115,7 +118,7 @@ export abstract class EntryFollower {
           this.#catchingUp = true
           continue
         }
-        this.deliver(entry)
+        await this.deliver(entry)
       }
     } catch {
       // Redis did not answer: the client resumes from its last event on another connection.
@@ -143,7 +146,11 @@ export abstract class EntryFollower {
       await this.restart(this.last, GONE)
       return
     }
-    for (const entry of page) this.deliver(entry)
+    for (const entry of page) {
+      // An entry read to deliver one before may have moved the position past the rest.
+      if (compareIds(entry.id, this.last) > 0) await this.deliver(entry)
+      if (this.#ended) return
+    }
     this.#pagesRead++
     if (page.length < FEED_PAGE) {
       this.#catchingUp = false

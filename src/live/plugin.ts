@@ -8,7 +8,7 @@ import type { DocumentAddress } from '../documents/pointer.js'
 import { FEED_SUFFIX, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { catchUpBudget, type CatchUpAdmission } from './catch-up.js'
-import { DocumentStream, type FrameCache } from './document-stream.js'
+import { DocumentStream, type FrameCache, type RereadCache } from './document-stream.js'
 import { ClusterFeed } from './cluster-feed.js'
 import { ClusterPrefixStream } from './cluster-prefix-stream.js'
 import type { EventReader } from './event-reader.js'
@@ -72,6 +72,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const { streams: settings, events } = options
   const open = new Map<LiveStream, Open>()
   const frames: FrameCache = new WeakMap()
+  const rereads: RereadCache = new WeakMap()
   const prefixFrames: PrefixFrameCache = new WeakMap()
   let reader: Promise<EventReader> | undefined
   const clusterFeed = new ClusterFeed(app.redis, options.keyPrefix, options.timeoutMs,
@@ -142,7 +143,8 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
         ...followed(shared, streamKeyOf(options.keyPrefix, address.key), onEnd, mayCatchUp),
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
-        frames
+        frames,
+        rereads
       }))
     },
 

@@ -28,6 +28,12 @@ export function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string
   if (frame !== undefined) return frame
   const named = `{"key":${JSON.stringify(key)}`
   const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
+  if (entry.omitted) {
+    // Changes too long to keep (EVENTS_MAX_ENTRY_BYTES): the client reads the document.
+    frame = { name: 'changed', json: `${named},"etag":${etag}}` }
+    frames.set(entry, frame)
+    return frame
+  }
   const event = eventAt([], entry.changes, entry.whole)
   switch (event.kind) {
     case 'patch': frame = { name: 'patch', json: `${named},"patch":${JSON.stringify(event.patch)},"etag":${etag}}` }; break

@@ -19,8 +19,8 @@ const guard: WriteGuard = {
 }
 const headStrings = ['"1","2"', '', '1', '', '2', '["a"]', '', '["0"]', '0']
 const guardStrings = ['people', '3:4', '', '0', '10', '', 'add', '100', '200']
-const feed: WriteFeed = { location: '"/a/0"', eventsMaxLen: 1000, eventsRetentionMs: 60000, feedMaxLen: 5000 }
-const feedStrings = ['"/a/0"', '1000', '60000', '5000']
+const feed: WriteFeed = { location: '"/a/0"', eventsMaxLen: 1000, eventsRetentionMs: 60000, feedMaxLen: 5000, eventsMaxEntryBytes: 16384 }
+const feedStrings = ['"/a/0"', '1000', '60000', '5000', '16384']
 
 describe('a single-document write: its keys, the head, the guard, the feed\'s, then its own arguments', () => {
   it.each<[string, { encode: (keys: typeof writeKeys, args: never) => unknown }, object, string[]]>([
@@ -70,12 +70,12 @@ describe('a single-document write: its keys, the head, the guard, the feed\'s, t
 
 describe('a batch: the slot\'s keys, then each document\'s, and per item its arguments', () => {
   it.each<[string, Array<{ doc: string, ver: string, events: string }>, string[], string[]]>([
-    ['one item', [{ doc: 'd1', ver: 'v1', events: 'e1' }], ['m', 's', 'f', 'd1', 'v1', 'e1'], ['1000', '0', '5', '7', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
+    ['one item', [{ doc: 'd1', ver: 'v1', events: 'e1' }], ['m', 's', 'f', 'd1', 'v1', 'e1'], ['1000', '0', '5', '7', '9', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
     ['two items', [{ doc: 'd1', ver: 'v1', events: 'e1' }, { doc: 'd2', ver: 'v2', events: 'e2' }], ['m', 's', 'f', 'd1', 'v1', 'e1', 'd2', 'v2', 'e2'],
-      ['1000', '0', '5', '7', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
+      ['1000', '0', '5', '7', '9', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
   ])('%s', (_, documents, keys, args) => {
     const item = { ifMatch: '*', ifNoneMatch: '', ttl: undefined, collection: 'c', guard: '-', value: '{}', size: 2, depth: 1 }
-    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', feed: 'f', documents }, { maxBytes: 1000, eventsMaxLen: 0, eventsRetentionMs: 5, feedMaxLen: 7, items: documents.map(() => item) }))
+    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', feed: 'f', documents }, { maxBytes: 1000, eventsMaxLen: 0, eventsRetentionMs: 5, feedMaxLen: 7, eventsMaxEntryBytes: 9, items: documents.map(() => item) }))
       .toEqual({ keys, args })
   })
 

@@ -33,7 +33,7 @@ const guard: WriteGuard = {
   collection: '', schemaGuard: '-', base: '', previewing: false, growth: undefined, depthAfter: undefined, sizing: 'add', maxBytes: 1_000_000, maxWork: 1_000_000
 }
 
-const feed: WriteFeed = { location: '""', eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100 }
+const feed: WriteFeed = { location: '""', eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100, eventsMaxEntryBytes: 16384 }
 
 /** Writes before (JSON, or a string key when 'string'), runs the script, answers its reply and the document after. */
 async function written<Op, V> (script: GuardedScript<Op, V>, before: unknown, call: Partial<WriteHead & WriteGuard> & Op) {
@@ -169,7 +169,7 @@ describe('batch put', () => {
     await redis.send(mirror, ['HSET', mirror, 'c', '2:y'])
     const documents = items.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}`, events: `${tag}events${index}` }))
     const answer = await batchPutScript.run(redis, { mirror, scratch, feed, documents }, {
-      maxBytes: 60, eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100, items: items.map((changed) => ({ ...item, ...changed }))
+      maxBytes: 60, eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100, eventsMaxEntryBytes: 16384, items: items.map((changed) => ({ ...item, ...changed }))
     })
     expect(answer).toMatchObject(reply as object)
   })

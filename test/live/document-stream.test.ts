@@ -166,7 +166,7 @@ describe('resuming', () => {
   })
 
   it('from an id past the retention: reset, then a fresh value', async () => {
-    const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000, feedMaxLen: 100_000 } })
+    const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     const key = uniqueKey()
     const url = `/docs/${key}`
     await put(small, url, { n: 0 })
@@ -200,7 +200,7 @@ describe('the connection', () => {
   })
 
   it('is refused when no events are recorded', async () => {
-    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000 } })
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     const client = await SseClient.open(off, `/docs/${uniqueKey()}`)
     await client.waitForEnd()
     expect(client.status).toBe(406)

@@ -100,7 +100,7 @@ describe('every write records its changes in the same step', () => {
   })
 
   it('keeps the stream bounded by EVENTS_MAXLEN, and records nothing at 0', async () => {
-    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000, feedMaxLen: 100_000 } })
+    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     const key = uniqueKey()
     for (let index = 0; index < 250; index++) await put(bounded, `/docs/${key}`, { index })
     const entries = await entriesOf(bounded.keyPrefix, key)
@@ -111,7 +111,7 @@ describe('every write records its changes in the same step', () => {
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(60_000)
 
-    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000 } })
+    const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     await put(off, `/docs/${key}`, { a: 1 })
     expect(await entriesOf(off.keyPrefix, key)).toEqual([])
   })
@@ -119,7 +119,7 @@ describe('every write records its changes in the same step', () => {
 
 describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
   it('holds every write\'s entry, naming its key, in the order of the writes, each naming the one before', async () => {
-    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000 } })
+    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 16384 } })
     const [a, b] = [uniqueKey(), uniqueKey()]
     await put(own, `/docs/${a}`, { n: 1 })
     await put(own, `/docs/${b}/x`, 1, {})
@@ -142,7 +142,7 @@ describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
     entries.slice(1).forEach((entry, index) => expect(entry.prev).toBe(entries[index]!.id))
     expect(await redis.sendCommand<number>(['PTTL', feed])).toBeGreaterThan(0)
 
-    const off = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0 } })
+    const off = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0, maxEntryBytes: 16384 } })
     await put(off, `/docs/${a}`, { n: 1 })
     expect(await redis.sendCommand<number>(['EXISTS', off.keyPrefix + FEED_SUFFIX])).toBe(0)
   })
@@ -150,7 +150,7 @@ describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
 
 describe.skipIf(!app.redis.isCluster)('the slot feeds of a Redis Cluster', () => {
   it('hold each write\'s entry, naming its key, in its document\'s slot, each naming the one before in that slot', async () => {
-    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000 } })
+    const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 16384 } })
     const [a, b] = [uniqueKey(), uniqueKey()]
     await put(own, `/docs/${a}`, { n: 1 })
     await put(own, `/docs/${b}`, [1])

@@ -163,7 +163,7 @@ describe('resuming a prefix stream', () => {
   })
 
   it('from an id past the retention, or after events were trimmed: reset telling the client to reload, then on from now', async () => {
-    const small = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 5 } })
+    const small = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 5, maxEntryBytes: 16384 } })
     const prefix = `${uniqueKey('g')}:`
     const old = await openPrefix(small, prefix, { 'last-event-id': '1000-0' })
     await old.waitForCount(1)
@@ -306,7 +306,7 @@ describe.skipIf(!onCluster)('prefix streams on a Redis Cluster', () => {
 
 describe('prefix streams are refused, with a problem, where they are not served', () => {
   it('without a feed (EVENTS_FEED_MAXLEN=0, or EVENTS_MAXLEN=0): 406, while a listing still answers', async () => {
-    for (const events of [{ maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0 }, { maxLen: 0, retentionMs: 60_000, feedMaxLen: 1000 }]) {
+    for (const events of [{ maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0, maxEntryBytes: 16384 }, { maxLen: 0, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 16384 }]) {
       const off = await buildTestApp({ events })
       const response = await get(off, streamUrl('a:'), { accept: 'text/event-stream' })
       expect(response.statusCode).toBe(406)

@@ -1,6 +1,7 @@
 import { LuaScript } from '../../redis/lua-script.js'
 import { list, number, optionalNumberText, protocol, record, text } from '../../redis/script-protocol.js'
 import { documentLua } from './prelude.js'
+import { feedBoundArgs } from './guarded-write.js'
 
 /**
  * An item of a batch: its preconditions, ttl, collection and schema guard (as in guardedWrite), its JSON
@@ -39,7 +40,7 @@ function batchReply (raw: unknown): BatchReply {
 export const batchPutScript = new LuaScript('batch-put', protocol({
   keys: ['mirror', 'scratch', 'feed'],
   keyGroups: { name: 'documents', keys: ['doc', 'ver', 'events'] },
-  args: { maxBytes: number, eventsMaxLen: number, eventsRetentionMs: number, feedMaxLen: number, items: list(batchItem) },
+  args: { maxBytes: number, ...feedBoundArgs, items: list(batchItem) },
   reply: batchReply
 }), `
 for i, item in ipairs(items) do
@@ -76,7 +77,7 @@ for i, item in ipairs(items) do
       local version = bump(item.ver, size, item.depth)
       applyTtl(item.doc, item.ver, item.ttl)
       changed('replace', '""', item.value)
-      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, item.doc)
+      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, item.doc)
       results[i] = { k and 'ok' or 'created', version }
     else
       results[i] = { 'toolarge', tostring(tooLarge) }

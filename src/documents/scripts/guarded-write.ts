@@ -53,16 +53,20 @@ const guardArgs = {
 }
 
 /**
- * What every single-document write takes for the change feed: the location as a JSON-encoded pointer, the
- * events stream's bounds (EVENTS_MAXLEN, 0 for no feed, and EVENTS_RETENTION_MS) and the namespace feed's
- * (EVENTS_FEED_MAXLEN, 0 for none).
+ * What every write script takes to record its events: the events stream's bounds (EVENTS_MAXLEN, 0 for no
+ * feed, and EVENTS_RETENTION_MS), the namespace feed's (EVENTS_FEED_MAXLEN, 0 for none), and the longest
+ * changes an entry carries (EVENTS_MAX_ENTRY_BYTES).
  */
-const feedArgs = {
-  location: text,
+export const feedBoundArgs = {
   eventsMaxLen: number,
   eventsRetentionMs: number,
-  feedMaxLen: number
+  feedMaxLen: number,
+  eventsMaxEntryBytes: number
 }
+export type FeedBounds = ArgsOf<typeof feedBoundArgs>
+
+/** What every single-document write takes for the change feed: the location as a JSON-encoded pointer, and the bounds. */
+const feedArgs = { location: text, ...feedBoundArgs }
 
 export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
 export type WriteFeed = ArgsOf<typeof feedArgs>
@@ -118,7 +122,7 @@ local function done(status, loc, value)
   if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
   local version = bump(ver, size, depth)
   local expires = applyTtl(doc, ver, ttl)
-  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc, doc, size) end
+  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, realDoc, doc, size) end
   return { status, version, value, expires or false }
 end
 `

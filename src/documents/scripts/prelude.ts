@@ -332,12 +332,18 @@ local function appendEntry(stream, maxLen, retentionMs, ...)
   redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
   redis.call('PEXPIRE', stream, retentionMs)
 end
-local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, docKey, valueKey, size)
+-- maxEntry: the longest changes an entry carries; a write's longer ones are left out (o), and readers read
+-- the document instead, so that what events hold grows by at most about twice that per write.
+local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, maxEntry, docKey, valueKey, size)
   if #changes == 0 or maxLen == 0 then return end
   local list = '[' .. table.concat(changes, ',') .. ']'
   local fields = { 'v', version, 'c', list }
+  if #list > maxEntry then
+    fields = { 'v', version, 'o', '1' }
   -- Changes longer than the document they made: the document goes along (w), so a stream may send the shorter.
-  if valueKey and size and #list > size then fields[5], fields[6] = 'w', redis.call('JSON.GET', valueKey) end
+  elseif valueKey and size and #list > size then
+    fields[5], fields[6] = 'w', redis.call('JSON.GET', valueKey)
+  end
   appendEntry(events, maxLen, retentionMs, unpack(fields))
   if feedMaxLen > 0 then appendEntry(feed, feedMaxLen, retentionMs, 'k', docKey, unpack(fields)) end
   changes = {}

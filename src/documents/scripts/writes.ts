@@ -65,7 +65,7 @@ if #tokens == 0 then
   redis.call('DEL', doc, ver)
   records[ver] = false
   changed('remove', location)
-  recordEvent(events, '', eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, realDoc)
+  recordEvent(events, '', eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, realDoc)
   return { 'ok', false, false, false }
 end
 local loc = locate(doc, tokens)

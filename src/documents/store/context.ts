@@ -3,6 +3,7 @@ import {
   limitExceeded, NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
 import { TOO_COSTLY } from '../scripts/prelude.js'
+import type { FeedBounds } from '../scripts/guarded-write.js'
 import type { DocumentReply, Succeeded } from '../scripts/protocol.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
@@ -31,6 +32,8 @@ export interface EventFeedSettings {
   retentionMs: number
   /** Entries the namespace's feed (every write's entry, with its key: prefix streams read it) keeps, about; 0: none. */
   feedMaxLen: number
+  /** Longest changes an entry carries; a write's longer ones are recorded without them (readers read the document). */
+  maxEntryBytes: number
 }
 
 /** What every part of the store shares: the client, the namespace, the collections' schemas. */
@@ -90,6 +93,12 @@ export function feedKey (context: StoreContext, slotFeed: string): string {
 /** The entries the feed keeps (EVENTS_FEED_MAXLEN; on a cluster, each slot's feed), 0 when writes record none: without events. */
 export function feedMaxLenOf ({ events }: StoreContext): number {
   return events.maxLen === 0 ? 0 : events.feedMaxLen
+}
+
+/** What every write script takes to record its event: the events streams' and the feed's bounds (see recordEvent). */
+export function feedBoundsOf (context: StoreContext): FeedBounds {
+  const { events } = context
+  return { eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs, feedMaxLen: feedMaxLenOf(context), eventsMaxEntryBytes: events.maxEntryBytes }
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */

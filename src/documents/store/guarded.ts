@@ -8,7 +8,7 @@ import type { DocumentAddress } from '../pointer.js'
 import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/guarded-write.js'
 import type { DocumentReply } from '../scripts/protocol.js'
 import {
-  call, derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedKey, feedMaxLenOf, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
+  call, derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedBoundsOf, feedKey, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
 } from './context.js'
 
 /**
@@ -52,8 +52,7 @@ function writeKeysOf (context: StoreContext, key: string): WriteKeys {
 
 /** What a write at tokens tells the change feed: where it is, and the events stream's and the feed's bounds. */
 function feedOf (context: StoreContext, tokens: readonly string[]): WriteFeed {
-  const { events } = context
-  return { location: feedPointer(tokens), eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs, feedMaxLen: feedMaxLenOf(context) }
+  return { location: feedPointer(tokens), ...feedBoundsOf(context) }
 }
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */

@@ -14,7 +14,7 @@ import type { DocumentReply } from '../scripts/protocol.js'
 import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import { groupsBySlot } from '../../redis/slots.js'
 import {
-  derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedKey, feedMaxLenOf, feedPointer, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
+  derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedBoundsOf, feedKey, feedPointer, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
@@ -282,9 +282,7 @@ async function putGroup (context: StoreContext, group: readonly ValidItem[]): Pr
   return await write(context, group[0]!.item.key, documentKeys.flat(),
     batchPutScript.run(context.writer, keys, {
       maxBytes: context.limits.documentBytes,
-      eventsMaxLen: context.events.maxLen,
-      eventsRetentionMs: context.events.retentionMs,
-      feedMaxLen: feedMaxLenOf(context),
+      ...feedBoundsOf(context),
       items
     }))
 }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest'
+import { derivedKeysOf, EVENTS_SUFFIX } from '../../src/documents/store/context.js'
+import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
+import { buildTestApp, connectRedis, get, put, send, uniqueKey } from '../helpers/app.js'
+import { SseClient, until } from '../helpers/sse.js'
+
+/** Entries carry changes of at most 256 bytes here. */
+const app = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 256 } })
+const redis = await connectRedis()
+const long = 'x'.repeat(1000)
+
+/** The fields of a document's last events stream entry, as Redis holds them. */
+async function lastEntryFields (key: string): Promise<string[]> {
+  const stream = derivedKeysOf({ keyPrefix: app.keyPrefix }, key, [EVENTS_SUFFIX])[0]!
+  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', stream, '+', '-', 'COUNT', '1'])
+  return reply[0]![1].filter((_, index) => index % 2 === 0)
+}
+
+describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
+  it('is recorded without them; a document stream sends the value read after it, once read for all its subscribers', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1, b: 'short' })
+    const clients = await Promise.all(Array.from({ length: 5 }, () => SseClient.open(app, `/docs/${key}/a`)))
+    const other = await SseClient.open(app, `/docs/${key}/b`)
+    for (const client of [...clients, other]) await client.waitForCount(1)
+    const snapshots: ScriptCall[] = []
+    const count = (call: unknown) => { if ((call as ScriptCall).name === 'snapshot') snapshots.push(call as ScriptCall) }
+    scriptCalls.subscribe(count)
+    try {
+      const big = await put(app, `/docs/${key}/a`, { long })
+      expect(await lastEntryFields(key)).toEqual(['prev', 'v', 'o'])
+      for (const client of clients) {
+        const [, event] = await client.waitForCount(2)
+        expect(event).toMatchObject({ event: 'put', data: JSON.stringify({ value: { long }, etag: big.headers.etag }) })
+      }
+      // A location the write did not touch is read again too: the entry does not say what it changed.
+      const [, again] = await other.waitForCount(2)
+      expect(again).toMatchObject({ event: 'put', data: JSON.stringify({ value: 'short', etag: big.headers.etag }) })
+      expect(snapshots).toHaveLength(2)
+    } finally {
+      scriptCalls.unsubscribe(count)
+    }
+    // The stream goes on from there with the changes of the writes that fit.
+    const small = await put(app, `/docs/${key}/a/n`, 1)
+    expect(await lastEntryFields(key)).toEqual(['prev', 'v', 'c'])
+    const [, , patched] = await clients[0]!.waitForCount(3)
+    expect(JSON.parse(patched!.data)).toEqual({ patch: [{ op: 'add', path: '/n', value: 1 }], etag: small.headers.etag })
+    for (const client of [...clients, other]) client.close()
+  })
+
+  it('makes a prefix stream send `changed` with the key and ETag: the client reads the document', async () => {
+    const prefix = `${uniqueKey('big')}:`
+    const client = await SseClient.open(app, `/docs?prefix=${encodeURIComponent(prefix)}`)
+    await until(() => client.lastId !== undefined, 10_000, () => 'the stream sent no id')
+    const big = await put(app, `/docs/${prefix}a`, { long })
+    const batch = await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: `${prefix}b`, value: [long] }, { key: `${prefix}c`, value: 1 }] }))
+    expect(batch.statusCode).toBe(200)
+    const events = await client.waitForCount(3)
+    expect(events.map(({ event, data }) => [event, JSON.parse(data)])).toEqual([
+      ['changed', { key: `${prefix}a`, etag: big.headers.etag }],
+      ['changed', { key: `${prefix}b`, etag: (await get(app, `/docs/${prefix}b`)).headers.etag }],
+      ['put', { key: `${prefix}c`, value: 1, etag: (await get(app, `/docs/${prefix}c`)).headers.etag }]
+    ])
+    client.close()
+  })
+})
