@@ -1,6 +1,6 @@
 import { TOO_FAR, type CatchUpAdmission } from './catch-up.js'
 import { nextSpan, READ_SPAN_MS, type ClusterFeed, type ClusterRead } from './cluster-feed.js'
-import { compareIds, idTime, type FeedEntry } from './feed.js'
+import { compareIds, resumable, type FeedEntry } from './feed.js'
 import { GONE, TOO_OLD } from './follower.js'
 import { frameOf, shows, type PrefixFrameCache } from './prefix-stream.js'
 import type { SseWriter } from './sse.js'
@@ -20,9 +20,6 @@ export interface ClusterPrefixStreamOptions {
 /** Shared reads a stream may hold while it reads for itself; past them it reads again from its position. */
 const MAX_PENDING = 100
 
-/** How far past this instance's clock a resume point may be (the masters' clocks may run ahead of it). */
-const FUTURE_MS = 60_000
-
 /**
  * One subscriber's stream of every document under a key prefix that it may read, on a Redis Cluster: it
  * follows the slot feeds read as one (see ClusterFeed), each event's id `<ms>-<seq>-<slot>` its position.
@@ -39,9 +36,7 @@ export class ClusterPrefixStream {
   constructor (private readonly out: SseWriter, private readonly options: ClusterPrefixStreamOptions) {}
 
   async start (resumeFrom: string | undefined): Promise<void> {
-    const now = Date.now()
-    // A position from the future (beyond any clock skew) is no event of this stream: it starts afresh too.
-    if (resumeFrom !== undefined && idTime(resumeFrom) >= now - this.options.retentionMs && idTime(resumeFrom) <= now + FUTURE_MS) {
+    if (resumeFrom !== undefined && resumable(resumeFrom, this.options.retentionMs)) {
       this.#last = resumeFrom
       this.out.position(this.#last)
     } else {

@@ -52,6 +52,14 @@ export function emptyMark (now: number): string {
   return `0-${now}`
 }
 
+/** How far past this instance's clock a resume point may be (Redis' clocks may run ahead of it); beyond, it is no entry. */
+export const FUTURE_MS = 60_000
+
+/** Whether a client's resume point may still name an entry kept: not past the retention, nor from beyond the clocks' skew. */
+export function resumable (id: string, retentionMs: number, now = Date.now()): boolean {
+  return idTime(id) >= now - retentionMs && idTime(id) <= now + FUTURE_MS
+}
+
 /** When the entry of this id was written (the milliseconds part, by its Redis' clock), or an empty mark read. */
 export function idTime (id: string): number {
   const [, ms, seq] = STREAM_ID.exec(id)!

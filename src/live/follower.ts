@@ -1,7 +1,7 @@
 import type { CommandSender } from '../redis/redis.js'
 import { TOO_FAR, type CatchUpAdmission } from './catch-up.js'
 import type { EventReader } from './event-reader.js'
-import { compareIds, entriesAfter, FEED_PAGE, follows, idTime, type FeedEntry } from './feed.js'
+import { compareIds, entriesAfter, FEED_PAGE, follows, resumable, type FeedEntry } from './feed.js'
 import type { SseWriter } from './sse.js'
 
 export interface FollowerOptions {
@@ -46,7 +46,8 @@ export abstract class EntryFollower {
 
   /** Starts after the event `resumeFrom` when given (Last-Event-ID), else from now. */
   async start (resumeFrom: string | undefined): Promise<void> {
-    if (resumeFrom !== undefined && idTime(resumeFrom) >= Date.now() - this.follower.retentionMs) {
+    // A position from the future (beyond any clock skew) is no event of this stream: it starts afresh too.
+    if (resumeFrom !== undefined && resumable(resumeFrom, this.follower.retentionMs)) {
       this.last = resumeFrom
       this.resumed()
     } else {
