@@ -227,8 +227,10 @@ export function createQueryRunner (redis: Redis, { keyPrefix, timeoutMs, redisTi
       if (after !== undefined && bound !== undefined) rows.push(...await tieGroup(bound, after.key, want))
       while (rows.length < want) {
         const remaining = want - rows.length
-        const range = bound === undefined ? '[-inf +inf]' : sort.order === 'asc' ? '[($sb +inf]' : '[-inf ($sb]'
-        const beyond = withValue(range, bound === undefined ? [] : ['sb', String(bound)])
+        // From the start, the filter alone: RediSearch sorts documents without a value (absent or null) after
+        // every valued one in either direction, so a page that meets one holds every valued match (no range to
+        // intersect with the whole collection's).
+        const beyond = bound === undefined ? plan.filter : withValue(sort.order === 'asc' ? '[($sb +inf]' : '[-inf ($sb]', ['sb', String(bound)])
         const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), beyond.query, 'NOCONTENT', 'SORTBY', sort.field.name,
           sort.order.toUpperCase(), 'WITHSORTKEYS', 'LIMIT', '0', String(remaining), ...tail(beyond)])
         const found = searchRows(reply).filter((row) => typeof row.value === 'number')

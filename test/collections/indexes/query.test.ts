@@ -128,7 +128,7 @@ describe('refusals', () => {
   it('404 without an index, 422 past QUERY_TIMEOUT_MS', async () => {
     expect((await query(app, 'unindexed', {})).statusCode).toBe(404)
     const slow = await buildTestApp({ queryTimeoutMs: 1 })
-    const docs = Array.from({ length: 3000 }, (_, index) => ({ n: index, s: `v${index}`, t: `word${index % 50} other${index % 7}` }))
+    const docs = Array.from({ length: 10_000 }, (_, index) => ({ n: index, s: `v${index}`, t: `word${index % 50} other${index % 7}` }))
     for (let from = 0; from < docs.length; from += 500) {
       const items = docs.slice(from, from + 500).map((value, offset) => ({ key: `slow:${from + offset}`, value }))
       expect((await send(slow, 'POST', '/batch/write', JSON.stringify({ items }))).statusCode).toBeLessThan(300)
