@@ -94,3 +94,62 @@ if type(matches) == 'table' and matches.err then return { 'badpath', matches.err
 if #matches > maxReply then return { 'toolarge', #matches } end
 return { 'ok', version, matches, expires or false }
 `, { shared: documentLua })
+
+/**
+ * What readManyScript answers of one document: its JSON.GET at the path (a JSON array of the matches), null
+ * when there is no document, 'wrongtype' when the key holds something else; and its version record's text.
+ */
+export interface ManyRead {
+  value: string | null | 'wrongtype'
+  record: string | null
+}
+
+function manyReads (raw: unknown): ManyRead[] {
+  const flat = raw as Array<string | number | null>
+  const reads: ManyRead[] = []
+  for (let index = 0; index + 1 < flat.length; index += 2) {
+    const value = flat[index]
+    reads.push({ value: typeof value === 'number' ? 'wrongtype' : value ?? null, record: flat[index + 1] as string | null })
+  }
+  return reads
+}
+
+/**
+ * The same RedisJSON path in many documents of one hash slot, each with its version record, read in one
+ * atomic step, in order, until the values would pass maxReply bytes (the first is always read): the reply
+ * holds the documents read, the caller asks again for the rest. The records come first, in one MGET: their
+ * documents' sizes (maxDocument when a record has none) bound the values, and one JSON.MGET reads those the
+ * bounds admit; two commands in all, as each command a script sends costs Redis more than the same sent
+ * directly. Reply: value (false: no document, 0: another type), record text, per document.
+ */
+export const readManyScript = new LuaScript('read-many', protocol({
+  keys: [],
+  keyGroups: { name: 'documents', keys: ['doc', 'ver'] },
+  args: { path: text, maxReply: number, maxDocument: number },
+  reply: manyReads
+}), `
+local vers = {}
+for i, d in ipairs(documents) do vers[i] = d.ver end
+local records = redis.call('MGET', unpack(vers))
+local docs, bound = {}, 0
+for i, d in ipairs(documents) do
+  local size = records[i] and tonumber(string.match(records[i], '^[^:]*:[^:]*:(%d+)')) or maxDocument
+  bound = bound + size + 2
+  if i > 1 and bound > maxReply then break end
+  docs[i] = d.doc
+end
+docs[#docs + 1] = path
+local values = redis.call('JSON.MGET', unpack(docs))
+local answer, bytes = {}, 0
+for i = 1, #docs - 1 do
+  local value = values[i]
+  if value then
+    bytes = bytes + #value
+    if i > 1 and bytes > maxReply then break end
+  elseif redis.call('TYPE', docs[i]).ok ~= 'none' then
+    value = 0
+  end
+  answer[2 * i - 1], answer[2 * i] = value, records[i]
+end
+return answer
+`, { readOnly: true })
