@@ -203,19 +203,24 @@ export function documentReads (context: StoreContext) {
         // The first document not yet answered leads its slot's call, which answers it at least: each round moves on.
         let to = from
         while (to < keys.length && reads[to] !== undefined) to++
-        yield await Promise.all(keys.slice(from, to).map(async (key, offset): Promise<BatchReadItem> => {
-          const { value, record } = reads[from + offset]!
-          reads[from + offset] = undefined
-          if (value === null) return { key, status: 404 }
-          if (value === 'wrongtype') return { key, status: 409 }
-          if (value !== '[]') return withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(record))
-          if (!plan.ambiguous) return { key, status: 404 }
-          try {
-            return { key, status: 200, ...(await resolveAndRead({ key, tokens: [...tokens] })) }
-          } catch {
-            return { key, status: 404 }
-          }
+        const items: BatchReadItem[] = []
+        const unresolved: number[] = []
+        for (let index = from; index < to; index++) {
+          const key = keys[index]!
+          const { value, record } = reads[index]!
+          reads[index] = undefined
+          if (value === null || (value === '[]' && !plan.ambiguous)) items.push({ key, status: 404 })
+          else if (value === 'wrongtype') items.push({ key, status: 409 })
+          else if (value !== '[]') items.push(withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(record)))
+          else unresolved.push(items.push({ key, status: 404 }) - 1)
+        }
+        // Digit tokens that matched nothing as indices: the few such documents resolve them in Lua, one by one.
+        await Promise.all(unresolved.map(async (position) => {
+          const { key } = items[position]!
+          const found = await resolveAndRead({ key, tokens: [...tokens] }).catch(() => undefined)
+          if (found !== undefined) items[position] = { key, status: 200, ...found }
         }))
+        yield items
         from = to
       }
     },
