@@ -79,7 +79,7 @@ export function keyBeside (key: string, prefix: string, rest: string): string {
 
 /**
  * Keys' indices grouped by hash slot, in the order each slot is first met; on one Redis (`bySlot`
- * false), all in one group. A call over many keys (a batch read script) runs once per group on a cluster.
+ * false), all in one group. A command over many keys (MGET, JSON.MGET) runs once per group on a cluster.
  */
 export function groupsBySlot (keys: readonly string[], bySlot: boolean): number[][] {
   if (!bySlot) return keys.length === 0 ? [] : [keys.map((_, index) => index)]

@@ -4,7 +4,7 @@ import { batchPutScript } from '../../src/documents/scripts/batch.js'
 import { operationsScript } from '../../src/documents/scripts/operations.js'
 import { jsonPatchScript } from '../../src/documents/scripts/patch.js'
 import type { GuardedScript, WriteFeed, WriteGuard, WriteHead } from '../../src/documents/scripts/guarded-write.js'
-import { describeScript, queryScript, readManyScript, readScript } from '../../src/documents/scripts/reads.js'
+import { describeScript, queryScript, readScript } from '../../src/documents/scripts/reads.js'
 import { deleteScript, expiryScript, mergeScript, putScript } from '../../src/documents/scripts/writes.js'
 import { feedPointer } from '../../src/documents/store/context.js'
 import { buildTestApp } from '../helpers/app.js'
@@ -211,42 +211,5 @@ describe('the reads', () => {
     expect(await queryScript.run(redis, { doc: keys.doc, ver: keys.ver }, {
       path, descents: path.includes('..') ? 1 : 0, filters: 0, multiple, maxValues, maxReply
     })).toMatchObject(reply)
-  })
-})
-
-describe('read many', () => {
-  /** Documents of one slot: JSON values (a string key when 'string', none when undefined) and their records. */
-  async function readMany (documents: Array<{ value?: unknown, record?: string }>, path: string, maxReply: number, maxDocument = 1000) {
-    const tag = `${app.keyPrefix}{${randomUUID()}}`
-    const keys = documents.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}` }))
-    await Promise.all(documents.map(async ({ value, record }, index) => {
-      const { doc, ver } = keys[index]!
-      if (value === 'string') await redis.send(doc, ['SET', doc, 'x'])
-      else if (value !== undefined) await redis.send(doc, ['JSON.SET', doc, '$', JSON.stringify(value)])
-      if (record !== undefined) await redis.send(ver, ['SET', ver, record])
-    }))
-    return await readManyScript.run(redis, { documents: keys }, { path, maxReply, maxDocument })
-  }
-
-  it('answers each value at the path with its version record, a missing document and another type apart', async () => {
-    expect(await readMany([{ value: { a: 1 }, record: '7' }, {}, { value: 'string', record: '3' }, { value: { b: 2 } }], '$.a', 10_000))
-      .toEqual([{ value: '[1]', record: '7' }, { value: null, record: null }, { value: 'wrongtype', record: '3' }, { value: '[]', record: null }])
-  })
-
-  type Sizes = 'recorded' | 'unrecorded' | 'understated'
-  it.each<[string, number[], number, number, Sizes?]>([
-    ['every value within the budget', [10, 10, 10], 100, 3],
-    ['as many as their documents\' recorded sizes admit', [10, 10, 10], 40, 2],
-    ['exactly the budget', [10, 10], 2 * (10 + 8), 2],
-    ['the first value even past it', [50, 10], 20, 1],
-    ['MAX_DOCUMENT_BYTES for a document whose record has no size', [10, 10, 10], 1500, 1, 'unrecorded'],
-    ['no further than the values themselves admit, whatever the records say', [10, 10, 10], 25, 2, 'understated']
-  ])('reads %s', async (_, lengths, maxReply, answered, sizes = 'recorded') => {
-    // A value at $.s is the string's JSON in brackets (length + 2); its document {"s":...} is 6 bytes more than the string.
-    const recordOf = (length: number) => sizes === 'unrecorded' ? '1' : `1::${sizes === 'recorded' ? length + 6 : 1}:1`
-    const reads = await readMany(lengths.map((length) => ({ value: { s: 'x'.repeat(length - 2) }, record: recordOf(length) })), '$.s', maxReply)
-    expect(reads).toHaveLength(answered)
-    const bytes = reads.reduce((sum, read) => sum + String(read.value).length, 0)
-    if (answered > 1) expect(bytes).toBeLessThanOrEqual(maxReply)
   })
 })

@@ -1,11 +1,11 @@
 import { BadRequestError, InvalidJsonPathError, limitExceeded } from '../../errors.js'
 import type { JsonPathShape } from '../jsonpath.js'
 import { forgetKeys } from '../../redis/cache.js'
-import { groupsBySlot } from '../../redis/slots.js'
+import { readKeys } from '../../redis/multi-key.js'
 import type { MasterNode } from '../../redis/redis.js'
 import type { Replied } from '../../redis/derived-cache.js'
 import { planPath, type DocumentAddress } from '../pointer.js'
-import { describeScript, queryScript, readManyScript, readScript, type ManyRead } from '../scripts/reads.js'
+import { describeScript, queryScript, readScript } from '../scripts/reads.js'
 import { snapshotScript } from '../scripts/events.js'
 import {
   call, derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
@@ -176,42 +176,39 @@ export function documentReads (context: StoreContext) {
     },
 
     /**
-     * The same location in many documents, a chunk at a time, in their order: each document's version record
-     * and value read in one atomic step, by one script call per hash slot (one on a single Redis), all sent at
-     * once. A call stops once the values it read would pass its share of MAX_REPLY_BYTES (its first value
-     * always goes), so what Redis sends at once stays bounded; the next round asks for the rest.
+     * The same location in many documents, a chunk at a time: the version records first, then the values
+     * in chunks whose documents' size bounds fit in MAX_REPLY_BYTES (most batches are one chunk: two round
+     * trips, three when some are missing), so what Redis sends at once stays bounded. On a cluster, each
+     * step sends a command per hash slot, all at once (readKeys). Raw commands, not a script: Lua doing the
+     * same costs Redis more than the round trip it saves (see bench/README.md).
      */
     async * readChunks (keys: readonly string[], tokens: readonly string[]): AsyncGenerator<BatchReadItem[]> {
       if (keys.length === 0) return
       const plan = planPath(tokens)
-      const documents = keys.map((key) => {
-        const [doc, ver] = documentKeysOf(context, key)
-        return { doc, ver }
-      })
-      const reads = new Array<ManyRead | undefined>(keys.length)
-      let pending = groupsBySlot(documents.map(({ doc }) => doc), redis.isCluster)
-      let from = 0
-      while (from < keys.length) {
-        const maxReply = Math.max(1, Math.floor(context.limits.replyBytes / pending.length))
-        const answers = await call(context, keys[from]!, Promise.all(pending.map((group) =>
-          readManyScript.run(redis, { documents: group.map((index) => documents[index]!) }, { path: plan.guess, maxReply, maxDocument: context.limits.documentBytes }))))
-        pending = pending.flatMap((group, position) => {
-          const answer = answers[position]!
-          answer.forEach((read, offset) => { reads[group[offset]!] = read })
-          return answer.length < group.length ? [group.slice(answer.length)] : []
-        })
-        // The first document not yet answered leads its slot's call, which answers it at least: each round moves on.
-        let to = from
-        while (to < keys.length && reads[to] !== undefined) to++
+      const [docs, versions] = [[] as string[], [] as string[]]
+      for (const key of keys) {
+        const [doc, version] = documentKeysOf(context, key)
+        docs.push(doc)
+        versions.push(version)
+      }
+      const records = await call(context, keys[0]!, readKeys<string | null>(redis, versions, (some) => ['MGET', ...some]))
+      const bounds = records.map((record) => parseRecord(record).size ?? context.limits.documentBytes)
+      for (const [from, to] of chunksWithin(bounds, context.limits.replyBytes)) {
+        const values = await call(context, keys[from]!,
+          readKeys<string | null>(redis, docs.slice(from, to), (some) => ['JSON.MGET', ...some, plan.guess]))
+        const missing = values.flatMap((value, index) => value === null ? [from + index] : [])
+        const types = missing.length === 0
+          ? []
+          : await call(context, keys[from]!, Promise.all(missing.map((index) => redis.send<string>(docs[index], ['TYPE', docs[index]!]))))
+        const wrongType = new Set(missing.filter((_, position) => types[position] !== 'none'))
         const items: BatchReadItem[] = []
         const unresolved: number[] = []
         for (let index = from; index < to; index++) {
           const key = keys[index]!
-          const { value, record } = reads[index]!
-          reads[index] = undefined
-          if (value === null || (value === '[]' && !plan.ambiguous)) items.push({ key, status: 404 })
-          else if (value === 'wrongtype') items.push({ key, status: 409 })
-          else if (value !== '[]') items.push(withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(record)))
+          const value = values[index - from]
+          if (value === null || value === undefined) items.push({ key, status: wrongType.has(index) ? 409 : 404 })
+          else if (value !== '[]') items.push(withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(records[index])))
+          else if (!plan.ambiguous) items.push({ key, status: 404 })
           else unresolved.push(items.push({ key, status: 404 }) - 1)
         }
         // Digit tokens that matched nothing as indices: the few such documents resolve them in Lua, one by one.
@@ -221,7 +218,6 @@ export function documentReads (context: StoreContext) {
           if (found !== undefined) items[position] = { key, status: 200, ...found }
         }))
         yield items
-        from = to
       }
     },
 
@@ -280,4 +276,21 @@ export function documentReads (context: StoreContext) {
 /** Escapes the characters SCAN's MATCH treats as a pattern. */
 export function escapeGlob (text: string): string {
   return text.replace(/[*?[\]\\]/g, '\\$&')
+}
+
+/** Index ranges [from, to) of consecutive items whose bounds add up to at most budget (one item at least). */
+export function chunksWithin (bounds: readonly number[], budget: number): Array<[number, number]> {
+  const chunks: Array<[number, number]> = []
+  let from = 0
+  let sum = 0
+  for (let index = 0; index < bounds.length; index++) {
+    if (index > from && sum + bounds[index]! > budget) {
+      chunks.push([from, index])
+      from = index
+      sum = 0
+    }
+    sum += bounds[index]!
+  }
+  if (bounds.length > from) chunks.push([from, bounds.length])
+  return chunks
 }
