@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chunksWithin } from '../../src/documents/store/reads.js'
+import { chunksWithin, type BatchReadItem } from '../../src/documents/store/reads.js'
 import { createRedisClient } from '../../src/redis/plugin.js'
 import { buildTestApp, connectRedis, get, onEveryMaster, put, uniqueKey } from '../helpers/app.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
@@ -120,6 +120,25 @@ describe('MAX_REPLY_BYTES bounds a batch read', () => {
     const names = await small.inject({ method: 'POST', url: '/batch/read', payload: { keys, pointer: '/name' } })
     expect(names.statusCode).toBe(200)
     expect(names.json().items.map((item: { value: string }) => item.value)).toEqual(keys)
+  })
+})
+
+describe('reading many documents in chunks', () => {
+  it('yields them in their order, no chunk holding more than MAX_REPLY_BYTES of values', async () => {
+    const small = await buildTestApp({ limits: { documentBytes: 4096, replyBytes: 8192, workBytes: 1024 * 1024 } })
+    const [a, b] = [uniqueKey('a'), uniqueKey('b')]
+    // Two hash slots on a cluster, interleaved.
+    const keys = [0, 1, 2].flatMap((index) => [`x{${a}}${index}`, `x{${b}}${index}`])
+    for (const [index, key] of keys.entries()) await put(small, `/docs/${key}`, { index, pad: 'x'.repeat(3000) })
+    const chunks: BatchReadItem[][] = []
+    for await (const chunk of small.documents.readChunks([...keys, uniqueKey('missing')], [])) chunks.push(chunk)
+    expect(chunks.flat().map((item) => [item.key, item.status === 200 ? JSON.parse(item.json).index : item.status]))
+      .toEqual([...keys.map((key, index) => [key, index]), [expect.any(String), 404]])
+    // About 3,030 bytes each: two fit in 8,192, a third would pass it.
+    expect(chunks.map((chunk) => chunk.length)).toEqual([2, 2, 2, 1])
+    for (const chunk of chunks) {
+      expect(chunk.reduce((bytes, item) => bytes + (item.status === 200 ? item.json.length : 0), 0)).toBeLessThanOrEqual(8192)
+    }
   })
 })
 

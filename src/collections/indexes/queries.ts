@@ -37,8 +37,8 @@ export interface QueryAnswer {
  * of its version. `readable` bounds the answer to keys under those document key prefixes.
  */
 export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string) {
-  async function activeIndex (collection: string): Promise<ActiveIndex> {
-    const index = await storage.active(collection)
+  async function activeIndex (collection: string, fresh = false): Promise<ActiveIndex> {
+    const index = await storage.active(collection, fresh)
     if (index === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
     if (index === 'building') throw new IndexBuildingError(`The index of collection "${collection}" is being built; GET its index to follow its progress`)
     return index
@@ -69,13 +69,17 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
     } as QueryPlan & { digest: string }
   }
 
-  /** Runs work on the active index; once more on the index then active when a newer generation dropped it meanwhile. */
+  /**
+   * Runs work on the active index; once more on the index read again from Redis when a newer generation (or a
+   * DELETE) dropped it meanwhile, or when a remembered definition refused the request (it may have changed).
+   */
   async function onActiveIndex<T> (collection: string, work: (index: ActiveIndex) => Promise<T>): Promise<T> {
+    const index = await activeIndex(collection)
     try {
-      return await work(await activeIndex(collection))
+      return await work(index)
     } catch (error) {
-      if (!isUnknownIndex(error)) throw error
-      return await work(await activeIndex(collection))
+      if (!isUnknownIndex(error) && !(index.remembered && error instanceof BadRequestError)) throw error
+      return await work(await activeIndex(collection, true))
     }
   }
 

@@ -56,6 +56,8 @@ export interface ActiveIndex {
   fields: IndexField[]
   /** Its RediSearch index on a master. */
   nameOn (master: MasterNode): string
+  /** Whether it comes from this instance's memo rather than from Redis just now (see READY_MEMO_MS). */
+  remembered: boolean
 }
 
 export interface IndexState {
@@ -85,6 +87,13 @@ export interface IndexStorageOptions {
 /** Least time between two checks of a building index's progress by the queries of one instance. */
 const READY_CHECK_MS = 200
 
+/**
+ * How long an instance's queries use a ready index (none building) without reading its record again. A
+ * stale one is safe: a query that meets its dropped generation reads the record again (isUnknownIndex), and
+ * generations never repeat; a change of definition is noticed within this time, and takes over once ready.
+ */
+const READY_MEMO_MS = 1000
+
 /** Where collection indexes are declared (Redis) and how their RediSearch indexes are made, checked and dropped. */
 export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPrefix, collectionSeparator, timeoutMs }: IndexStorageOptions) {
   const collectionsKey = keyPrefix + COLLECTIONS_SUFFIX
@@ -92,6 +101,7 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
   const fieldsOf = new Map<string, IndexField[]>()
   const checkedAt = new Map<string, number>()
+  const ready = new Map<string, { index: ActiveIndex, until: number }>()
 
   /** The index names of a collection on a master, up to the generation: each master's own hash slot holds them. */
   function namePrefix (collection: string, master: MasterNode): string {
@@ -171,6 +181,7 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     async put (collection: string, fields: IndexField[]): Promise<{ rebuilt: boolean }> {
       if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
       const text = JSON.stringify(canonicalDefinition(fields))
+      ready.delete(collection)
       const [status, generation, , building] = await bounded(putIndexScript.run(writer, { index: keyOf(collection) }, { definition: text }))
       if (status === 'same') return { rebuilt: false }
       const prefix = keyPrefix + collection + collectionSeparator
@@ -198,17 +209,24 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
 
     /** Removes a collection's index (never its documents); false when it had none. */
     async remove (collection: string): Promise<boolean> {
+      ready.delete(collection)
       const generations = await bounded(deleteIndexScript.run(writer, { index: keyOf(collection) }, {}))
       if (generations === null) return false
       for (const generation of generations) if (generation !== '') await drop(collection, generation)
+      // A query meanwhile may have remembered the index again.
+      ready.delete(collection)
       return true
     },
 
     /**
      * The index queries of a collection use, 'building' while its first generation is not ready yet, or
      * undefined when it has none. A building generation is checked now and then, and takes over once ready.
+     * A ready index read less than READY_MEMO_MS ago is answered from memory, unless `fresh`.
      */
-    async active (collection: string): Promise<ActiveIndex | 'building' | undefined> {
+    async active (collection: string, fresh = false): Promise<ActiveIndex | 'building' | undefined> {
+      const remembered = fresh ? undefined : ready.get(collection)
+      if (remembered !== undefined && remembered.until > Date.now()) return remembered.index
+      ready.delete(collection)
       let record = await read(collection)
       if (record.building !== undefined && Date.now() - (checkedAt.get(collection) ?? 0) >= READY_CHECK_MS) {
         if (checkedAt.size > 10_000) checkedAt.clear()
@@ -217,7 +235,13 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       }
       if (record.active === undefined || record.activeDefinition === undefined) return record.building === undefined ? undefined : 'building'
       const generation = record.active
-      return { generation, fields: parsedFields(record.activeDefinition), nameOn: (master) => namePrefix(collection, master) + generation }
+      const fields = parsedFields(record.activeDefinition)
+      const nameOn = (master: MasterNode) => namePrefix(collection, master) + generation
+      if (record.building === undefined) {
+        if (ready.size > 10_000) ready.clear()
+        ready.set(collection, { index: { generation, fields, nameOn, remembered: true }, until: Date.now() + READY_MEMO_MS })
+      }
+      return { generation, fields, nameOn, remembered: false }
     }
   }
 }

@@ -179,7 +179,8 @@ export function documentReads (context: StoreContext) {
      * The same location in many documents, a chunk at a time: the version records first, then the values
      * in chunks whose documents' size bounds fit in MAX_REPLY_BYTES (most batches are one chunk: two round
      * trips, three when some are missing), so what Redis sends at once stays bounded. On a cluster, each
-     * step sends a command per hash slot, all at once (readKeys).
+     * step sends a command per hash slot, all at once (readKeys). Raw commands, not a script: Lua doing the
+     * same costs Redis more than the round trip it saves (see bench/README.md).
      */
     async * readChunks (keys: readonly string[], tokens: readonly string[]): AsyncGenerator<BatchReadItem[]> {
       if (keys.length === 0) return
@@ -200,18 +201,23 @@ export function documentReads (context: StoreContext) {
           ? []
           : await call(context, keys[from]!, Promise.all(missing.map((index) => redis.send<string>(docs[index], ['TYPE', docs[index]!]))))
         const wrongType = new Set(missing.filter((_, position) => types[position] !== 'none'))
-        yield await Promise.all(keys.slice(from, to).map(async (key, offset): Promise<BatchReadItem> => {
-          const index = from + offset
-          const value = values[offset]
-          if (value === null || value === undefined) return { key, status: wrongType.has(index) ? 409 : 404 }
-          if (value !== '[]') return { key, status: 200, json: unwrap(value), ...parseRecord(records[index]) }
-          if (!plan.ambiguous) return { key, status: 404 }
-          try {
-            return { key, status: 200, ...(await resolveAndRead({ key, tokens: [...tokens] })) }
-          } catch {
-            return { key, status: 404 }
-          }
+        const items: BatchReadItem[] = []
+        const unresolved: number[] = []
+        for (let index = from; index < to; index++) {
+          const key = keys[index]!
+          const value = values[index - from]
+          if (value === null || value === undefined) items.push({ key, status: wrongType.has(index) ? 409 : 404 })
+          else if (value !== '[]') items.push(withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(records[index])))
+          else if (!plan.ambiguous) items.push({ key, status: 404 })
+          else unresolved.push(items.push({ key, status: 404 }) - 1)
+        }
+        // Digit tokens that matched nothing as indices: the few such documents resolve them in Lua, one by one.
+        await Promise.all(unresolved.map(async (position) => {
+          const { key } = items[position]!
+          const found = await resolveAndRead({ key, tokens: [...tokens] }).catch(() => undefined)
+          if (found !== undefined) items[position] = { key, status: 200, ...found }
         }))
+        yield items
       }
     },
 
