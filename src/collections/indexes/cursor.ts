@@ -73,7 +73,21 @@ export function numberLiteral (value: number): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
-/** How keys compare in RediSearch's sorts and in these cursors: byte by byte in UTF-8. */
+/**
+ * How keys compare in RediSearch's sorts and in these cursors: byte by byte in UTF-8, which is the order of
+ * code points. Compared without encoding: UTF-16 code units follow code points, except that a surrogate
+ * (half of a code point past U+FFFF) must come after every other unit.
+ */
 export function compareBytes (a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b))
+  if (a === b) return 0
+  const length = Math.min(a.length, b.length)
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index)
+    const y = b.charCodeAt(index)
+    if (x === y) continue
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff
+    if (xSurrogate === (y >= 0xd800 && y <= 0xdfff)) return x < y ? -1 : 1
+    return xSurrogate ? 1 : -1
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0
 }

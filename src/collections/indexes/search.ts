@@ -49,11 +49,15 @@ export interface Searcher {
   /**
    * Every match of a filter on a master of a Redis Cluster, whose Search module loads nothing of a key
    * outside its index name's slot, @__key included: FT.SEARCH still answers the keys and sort values of
-   * every match (under plan's sort, if any), up to MAX_CLUSTER_MATCHES; those the caller may read are kept.
-   * The bound counts every match, those the caller may not read too, as RediSearch's TIMEOUT does on one Redis.
+   * every match (under the plan's sort, if any), up to MAX_CLUSTER_MATCHES (past it, 422); those the caller
+   * may read are kept. The bound counts every match, those the caller may not read too, as RediSearch's
+   * TIMEOUT does on one Redis.
    */
-  clusterMatches (master: MasterNode, plan: Pick<QueryPlan, 'index' | 'sort' | 'readable'>, filter: CompiledFilter): Promise<Row[]>
+  clusterMatches (master: MasterNode, plan: MatchesOf, filter: CompiledFilter): Promise<Row[]>
 }
+
+/** What of a plan says which matches to gather. */
+type MatchesOf = Pick<QueryPlan, 'index' | 'sort' | 'readable'>
 
 const TIMED_OUT = /timeout/i
 
@@ -83,15 +87,14 @@ export function createSearcher (isCluster: boolean, { keyPrefix, timeoutMs, redi
   function rows (reply: Map<string, unknown>): Row[] {
     const results = reply.get('results')
     return (Array.isArray(results) ? results : []).map((result): Row => {
-      const fields = fieldsOfReply(result)
-      const key = String(fields.get('id')).slice(keyPrefix.length)
-      const sortKey = fields.get('sortkey')
+      const key = String(memberOf(result, 'id')).slice(keyPrefix.length)
+      const sortKey = memberOf(result, 'sortkey')
       if (typeof sortKey !== 'string' || sortKey.length === 0) return { key }
       return { key, value: sortKey[0] === '#' ? Number(sortKey.slice(1)) : sortKey.slice(1) }
     })
   }
 
-  async function clusterMatches (master: MasterNode, plan: Pick<QueryPlan, 'index' | 'sort' | 'readable'>, { query, params }: CompiledFilter): Promise<Row[]> {
+  async function clusterMatches (master: MasterNode, plan: MatchesOf, { query, params }: CompiledFilter): Promise<Row[]> {
     const sort = plan.sort === undefined ? [] : ['SORTBY', plan.sort.field.name, plan.sort.order.toUpperCase(), 'WITHSORTKEYS']
     const reply = await search(master, ['FT.SEARCH', plan.index.nameOn(master), query, 'NOCONTENT', ...sort,
       'LIMIT', '0', String(maxClusterMatches + 1), ...tail({ query, params })])
@@ -120,6 +123,16 @@ export function orderOf (plan: Pick<QueryPlan, 'sort'>): (a: Row, b: Row) => num
     }
     return compareBytes(a.key, b.key)
   }
+}
+
+/** One member of a RESP3 map reply (an object or a Map), or of a RESP2 flat list of names and values: many results cost no copy. */
+function memberOf (reply: unknown, name: string): unknown {
+  if (reply instanceof Map) return reply.get(name)
+  if (Array.isArray(reply)) {
+    for (let index = 0; index + 1 < reply.length; index += 2) if (reply[index] === name) return reply[index + 1]
+    return undefined
+  }
+  return typeof reply === 'object' && reply !== null ? (reply as Record<string, unknown>)[name] : fieldsOfReply(reply).get(name)
 }
 
 /** The attributes of each result of an FT.AGGREGATE reply (RESP3). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeCursor, encodeCursor, numberLiteral, queryDigest, stringLiteral } from '../../../src/collections/indexes/cursor.js'
+import { compareBytes, decodeCursor, encodeCursor, numberLiteral, queryDigest, stringLiteral } from '../../../src/collections/indexes/cursor.js'
 import { indexFieldsOf } from '../../../src/collections/indexes/definition.js'
 import { compileFilter } from '../../../src/collections/indexes/filter.js'
 
@@ -33,6 +33,19 @@ describe('the filter compiler', () => {
     for (let level = 0; level < 10; level++) deep = { $and: [deep] }
     expect(() => compileFilter(deep, fields)).toThrow(/deeper than 8/)
     expect(() => compileFilter({ '/s': 'x'.repeat(1025) }, fields)).toThrow(/1024 bytes/)
+  })
+})
+
+describe('the order of keys and string values', () => {
+  it('is byte by byte in UTF-8, as Buffer.compare says, over ASCII, the top of the BMP and past it', () => {
+    const pieces = ['', 'a', 'b', 'ab', 'B', '~', '\u007f', 'é', '\u07ff', '\u0800', '日', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10000}', '\u{10ffff}', '𝄞']
+    let seed = 7
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const word = () => Array.from({ length: Math.floor(next() * 4) }, () => pieces[Math.floor(next() * pieces.length)]).join('')
+    for (let round = 0; round < 20_000; round++) {
+      const [a, b] = [word(), word()]
+      expect(Math.sign(compareBytes(a, b)), JSON.stringify([a, b])).toBe(Buffer.compare(Buffer.from(a), Buffer.from(b)))
+    }
   })
 })
 
