@@ -5,7 +5,7 @@ import { LruMap } from 'toad-cache'
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../errors.js'
 import { createJwtVerifier, JwtRefused, looksLikeJwt } from './jwt.js'
 import type { Admission, RateLimit, RateLimiter } from './rate-limit.js'
-import { ADMIN, holdsAnywhere, reaches, type Access, type Right } from './scopes.js'
+import { ADMIN, budgetIdentity, holdsAnywhere, reaches, type Access, type Right } from './scopes.js'
 import type { AccessSettings } from './settings.js'
 import { createTokenStore, type TokenStore, type Verified } from './tokens.js'
 import { createTicketStore, type TicketStore } from './tickets.js'
@@ -276,7 +276,7 @@ function rateLimitHook (limiters: ReadonlyMap<RateLimit['name'], RateLimiter>) {
     const right = rule !== undefined && 'right' in rule ? rule.right : undefined
     const limiter = (right === undefined ? undefined : limiters.get(right)) ?? limiters.get('default')
     if (limiter === undefined) return done()
-    const identity = access.identity ?? 'address:' + request.ip
+    const identity = budgetIdentity(access, request.ip)
     const now = limiter.admitNow(identity)
     if (now !== undefined) return done(answer(reply, limiter, now))
     limiter.admit(identity).then((admission) => done(answer(reply, limiter, admission)), (error: Error) => {

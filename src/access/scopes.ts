@@ -41,6 +41,11 @@ export interface Lifeline {
 export const ADMIN: Access = { kind: 'admin' }
 
 /** A key is reachable for a right when a scope holding that right has a prefix the key starts with. */
+/** Whom a budget (rate limits, stream tickets, catch-up reads) counts a request against: its credential, else its client's address. */
+export function budgetIdentity (access: Access, address: string): string {
+  return (access.kind === 'scoped' ? access.identity : undefined) ?? 'address:' + address
+}
+
 export function reaches (access: Access, right: Right, key: string): boolean {
   if (access.kind === 'admin') return true
   return access.scopes.some((scope) => key.startsWith(scope.prefix) && scope.rights.includes(right))

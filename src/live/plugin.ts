@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { BadRequestError, StreamsFullError, StreamsOffError } from '../errors.js'
-import type { Lifeline } from '../access/scopes.js'
+import { budgetIdentity, type Lifeline } from '../access/scopes.js'
 import { VERIFIED_TOKEN_MS } from '../access/tokens.js'
 import type { StreamSettings } from '../config.js'
 import type { DocumentAddress } from '../documents/pointer.js'
@@ -124,7 +124,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     const writer = new SseWriter(reply.raw)
     writer.open(reply.getHeaders())
     const access = request.access
-    const stream = make(writer, shared, () => open.delete(stream), catchUps((access.kind === 'scoped' ? access.identity : undefined) ?? 'address:' + request.ip))
+    const stream = make(writer, shared, () => open.delete(stream), catchUps(budgetIdentity(access, request.ip)))
     open.set(stream, { lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
     reply.raw.once('close', () => stream.end())
     await stream.start(resumeFrom).catch(() => stream.end())

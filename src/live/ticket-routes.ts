@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { denied } from '../access/plugin.js'
-import { listingReach, reaches } from '../access/scopes.js'
+import { budgetIdentity, listingReach, reaches } from '../access/scopes.js'
 import { MAX_TICKETS_PER_WINDOW, type Ticket } from '../access/tickets.js'
 import { RateLimitedError } from '../errors.js'
 import { onEachKey } from '../documents/routes/access-rules.js'
@@ -30,7 +30,7 @@ export default async function ticketRoutes (app: FastifyInstance) {
     }
     const lifeline = access.kind === 'scoped' ? access.lifeline ?? {} : {}
     const identity = access.kind === 'scoped' ? access.identity : undefined
-    const admission = await app.access.tickets.admit(identity ?? 'address:' + request.ip)
+    const admission = await app.access.tickets.admit(budgetIdentity(access, request.ip))
     if (!admission.allowed) {
       reply.header('Retry-After', String(admission.resetSeconds))
       throw new RateLimitedError(`More than ${MAX_TICKETS_PER_WINDOW} stream tickets in ${app.access.tickets.ttlMs / 1000} s from these credentials (or this address); retry in ${admission.resetSeconds} s`)

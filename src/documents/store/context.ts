@@ -90,15 +90,17 @@ export function feedKey (context: StoreContext, slotFeed: string): string {
   return context.redis.isCluster ? slotFeed : context.keyPrefix + FEED_SUFFIX
 }
 
-/** The entries the feed keeps (EVENTS_FEED_MAXLEN; on a cluster, each slot's feed), 0 when writes record none: without events. */
-export function feedMaxLenOf ({ events }: StoreContext): number {
-  return events.maxLen === 0 ? 0 : events.feedMaxLen
-}
-
-/** What every write script takes to record its event: the events streams' and the feed's bounds (see recordEvent). */
-export function feedBoundsOf (context: StoreContext): FeedBounds {
-  const { events } = context
-  return { eventsMaxLen: events.maxLen, eventsRetentionMs: events.retentionMs, feedMaxLen: feedMaxLenOf(context), eventsMaxEntryBytes: events.maxEntryBytes }
+/**
+ * What every write script takes to record its event: the events streams' and the feed's bounds (see
+ * recordEvent). The feed keeps EVENTS_FEED_MAXLEN entries (on a cluster, each slot's), none without events.
+ */
+export function feedBoundsOf ({ events }: StoreContext): FeedBounds {
+  return {
+    eventsMaxLen: events.maxLen,
+    eventsRetentionMs: events.retentionMs,
+    feedMaxLen: events.maxLen === 0 ? 0 : events.feedMaxLen,
+    eventsMaxEntryBytes: events.maxEntryBytes
+  }
 }
 
 /** The Redis keys holding a document: the JSON document and its version record. */
