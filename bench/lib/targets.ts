@@ -24,6 +24,8 @@ export const SOAK_ROW = 'soak/mixed'
 export const QUERY_ROWS = ['queries/selective', 'queries/sorted-page', 'queries/count', 'queries/deep-page']
 /** The selective query on the floor server: what the stack itself reaches beside the same FT.SEARCH. */
 export const QUERY_FLOOR_ROW = 'queries/floor-selective'
+/** An aggregation, beside the FT.AGGREGATE that groups and reduces the same matches in Redis. */
+export const AGGREGATE_ROW = 'queries/aggregate'
 
 const RATE_OF_CEILING = 0.65
 const CPU_OF_CEILING = 1.5
@@ -34,6 +36,7 @@ const GC_PAUSE_MS = 10
 const LEAF_SLOWDOWN = 1.2
 const RSS_MB = 200
 const QUERY_RATE_OF_DIRECT = 0.5
+const AGGREGATE_RATE_OF_DIRECT = 0.8
 /** A soak's fitted growth below this (or 5% of its mean RSS, if larger) counts as no growth trend. */
 const RSS_GROWTH_MB = 5
 
@@ -99,6 +102,15 @@ export function evaluateTargets (rows: readonly RowResult[]): TargetResult[] {
     const stack = floor?.direct ? `; the floor server ${fmt(floor.service.rate)}/s vs ${fmt(floor.direct.rate)}/s (${round(floor.service.rate / floor.direct.rate)}x)` : ''
     results.push(judge(target, `${fmt(row.service.rate)}/s vs ${fmt(row.direct.rate)}/s direct${stack}`, ratio, `>= ${QUERY_RATE_OF_DIRECT}`,
       ratio >= QUERY_RATE_OF_DIRECT))
+  }
+
+  const aggregate = byId.get(AGGREGATE_ROW)
+  const aggregateTarget = `${AGGREGATE_ROW}: rate >= ${AGGREGATE_RATE_OF_DIRECT}x the same FT.AGGREGATE sent directly`
+  if (!aggregate?.direct) results.push(missing(aggregateTarget, `>= ${AGGREGATE_RATE_OF_DIRECT}`, AGGREGATE_ROW))
+  else {
+    const ratio = aggregate.service.rate / aggregate.direct.rate
+    results.push(judge(aggregateTarget, `${fmt(aggregate.service.rate)}/s vs ${fmt(aggregate.direct.rate)}/s direct`, ratio,
+      `>= ${AGGREGATE_RATE_OF_DIRECT}`, ratio >= AGGREGATE_RATE_OF_DIRECT))
   }
 
   const gcRows = rows.filter((row) => row.service.gc)

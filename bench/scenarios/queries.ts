@@ -14,6 +14,9 @@ const FIELDS = [{ pointer: '/status', type: 'tag' }, { pointer: '/total', type: 
 const keyOf = (index: number) => `${COLLECTION}:${String(index).padStart(6, '0')}`
 const documentOf = (index: number) => ({ status: `s${index % STATUSES}`, total: index / 2, title: `order ${index}`, lines: [index, index + 1] })
 
+/** The statuses the aggregation row groups: a hundred documents each in a measured run. */
+const AGGREGATED = Array.from({ length: 10 }, (_, index) => `s${index + 1}`)
+
 const sorted = { filter: { '/total': { $gte: 0 } }, sort: [{ pointer: '/total', order: 'desc' }] }
 
 /** Writes a collection of `documents` in batches, declares its index and waits until it is ready. */
@@ -81,6 +84,25 @@ export function queriesScenario (documents = DOCUMENTS): Scenario {
         id: `${family}/selective-get`, family, title: 'GET /collections/{c}/query?/status=s17&limit=20 (the short form of the row above)',
         requests: [{ method: 'GET' as const, path: `/collections/${COLLECTION}/query?/status=s17&limit=20` }],
         direct: { key: INDEX, args: ['FT.SEARCH', '@f0:{$v}', 'LIMIT', '0', '20', 'PARAMS', '2', 'v', 's17', 'DIALECT', '2'], title: 'FT.SEARCH {index} @status:{$v} LIMIT 0 20' },
+        target: 'service', kind: 'read'
+      },
+      // Ten statuses of a thousand: 100 matches each, grouped, counted and added up. The direct side reduces in
+      // Redis (its reducers answer to 12 digits); the service reads each match's values and reduces them exactly.
+      {
+        id: `${family}/aggregate`, family, title: 'POST /collections/{c}/aggregate: 1,000 matches by /status, count, sum, mean, min, max of /total',
+        requests: [{
+          method: 'POST' as const, path: `/collections/${COLLECTION}/aggregate`, headers: JSON_BODY, body: JSON.stringify({
+            filter: { '/status': { $in: AGGREGATED } }, groupBy: ['/status'],
+            metrics: { n: { $count: {} }, total: { $sum: '/total' }, mean: { $avg: '/total' }, lo: { $min: '/total' }, hi: { $max: '/total' } }
+          })
+        }],
+        direct: {
+          key: INDEX,
+          args: ['FT.AGGREGATE', `@f0:{${AGGREGATED.join('|')}}`, 'GROUPBY', '1', '@f0', 'REDUCE', 'COUNT', '0', 'AS', 'n',
+            'REDUCE', 'SUM', '1', '@f1', 'AS', 'total', 'REDUCE', 'AVG', '1', '@f1', 'AS', 'mean', 'REDUCE', 'MIN', '1', '@f1', 'AS', 'lo',
+            'REDUCE', 'MAX', '1', '@f1', 'AS', 'hi', 'DIALECT', '2'],
+          title: 'FT.AGGREGATE {index} @status:{s1|...|s10} GROUPBY 1 @status REDUCE COUNT, SUM, AVG, MIN, MAX'
+        },
         target: 'service', kind: 'read'
       },
       // A pass over all 100k matches each: two at a time, or 16 queue past REDIS_TIMEOUT_MS (503).
