@@ -341,7 +341,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Count, add up and group the documents of a collection, in a URL
+         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         */
+        get: operations["getCollectionAggregate"];
         put?: never;
         /**
          * Count, add up and group the documents of a collection
@@ -350,7 +354,11 @@ export interface paths {
         post: operations["aggregateCollection"];
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Count, add up and group the documents of a collection, in a URL (headers only)
+         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         */
+        head: operations["headCollectionAggregate"];
         patch?: never;
         trace?: never;
     };
@@ -6252,6 +6260,153 @@ export interface operations {
             };
         };
     };
+    getCollectionAggregate: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 tag or boolean fields' pointers, separated by commas (`\,` is a comma in a pointer, `\\` a backslash) */
+                groupBy?: string;
+                /** @description Up to 16 metrics, separated by commas: `name:count`, or `name:sum:/pointer` (`avg`, `min`, `max` alike): `metrics=n:count,total:sum:/total` */
+                metrics?: string;
+                /** @description Metric names and groupBy pointers, separated by commas, each with `-` before it for a descending order: `sort=-n,/status` */
+                sort?: string;
+                /** @description Most groups answered */
+                limit?: number;
+                /** @description The filter's conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10` */
+                conditions?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AggregateAnswer"];
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request target too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     aggregateCollection: {
         parameters: {
             query?: never;
@@ -6396,6 +6551,129 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    headCollectionAggregate: {
+        parameters: {
+            query?: {
+                /** @description Up to 2 tag or boolean fields' pointers, separated by commas (`\,` is a comma in a pointer, `\\` a backslash) */
+                groupBy?: string;
+                /** @description Up to 16 metrics, separated by commas: `name:count`, or `name:sum:/pointer` (`avg`, `min`, `max` alike): `metrics=n:count,total:sum:/total` */
+                metrics?: string;
+                /** @description Metric names and groupBy pointers, separated by commas, each with `-` before it for a descending order: `sort=-n,/status` */
+                sort?: string;
+                /** @description Most groups answered */
+                limit?: number;
+                /** @description The filter's conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10` */
+                conditions?: {
+                    [key: string]: string;
+                };
+            };
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request target too long */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -206,6 +206,11 @@ describe('the generated client', () => {
       body: { groupBy: ['/tags'], metrics: { n: { $count: {} }, total: { $sum: '/price' }, lo: { $min: '/price' } }, sort: [{ metric: 'n', order: 'desc' }], limit: 10 }
     })
     expect(grouped.data).toEqual({ groups: [{ key: { '/tags': 'sale' }, n: 3, total: 25.5, lo: 4 }], truncated: false })
+    const shortGrouped = {
+      params: { path: { collection }, query: { groupBy: '/tags', metrics: 'n:count,total:sum:/price,lo:min:/price', sort: '-n', limit: 10 } }
+    } as const
+    expect((await client.GET('/collections/{collection}/aggregate', shortGrouped)).data).toEqual(grouped.data)
+    expect((await client.HEAD('/collections/{collection}/aggregate', shortGrouped)).response.status).toBe(200)
     expect((await client.DELETE('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(204)
   })
 

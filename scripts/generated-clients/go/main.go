@@ -400,6 +400,16 @@ func queries(c *jsondocs.ClientWithResponses) {
 	grouped := must(c.AggregateCollectionWithResponse(ctx, collection, aggregate))
 	expectStatus("aggregate", grouped.HTTPResponse, 200)
 	expectJSON("aggregate groups", grouped.JSON200, `{"groups":[{"key":{"/tags":"sale"},"lo":4,"n":3,"total":25.5}],"truncated":false}`)
+	shortAggregate := &jsondocs.GetCollectionAggregateParams{
+		GroupBy: ptr("/tags"), Metrics: ptr("n:count,total:sum:/price,lo:min:/price"), Sort: ptr("-n"), Limit: ptr(int32(10)),
+	}
+	shortGrouped := must(c.GetCollectionAggregateWithResponse(ctx, collection, shortAggregate))
+	expectStatus("short aggregate", shortGrouped.HTTPResponse, 200)
+	expectJSON("short aggregate groups", shortGrouped.JSON200, string(must(json.Marshal(grouped.JSON200))))
+	shortAggregateHead := must(c.HeadCollectionAggregateWithResponse(ctx, collection, &jsondocs.HeadCollectionAggregateParams{
+		GroupBy: shortAggregate.GroupBy, Metrics: shortAggregate.Metrics, Sort: shortAggregate.Sort, Limit: shortAggregate.Limit,
+	}))
+	expectStatus("HEAD short aggregate", shortAggregateHead.HTTPResponse, 200)
 
 	expectStatus("remove index", must(c.DeleteIndexWithResponse(ctx, collection)).HTTPResponse, 204)
 	removed := must(c.GetIndexWithResponse(ctx, collection))

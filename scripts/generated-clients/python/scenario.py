@@ -280,6 +280,9 @@ def queries(api: QueriesApi, documents_api: DocumentsApi):
     }))
     expect('aggregate', grouped.status_code, 200)
     expect('aggregate groups', grouped.data.to_dict(), {'groups': [{'key': {'/tags': 'sale'}, 'n': 3, 'total': 25.5, 'lo': 4}], 'truncated': False})
+    short_grouped = {'group_by': '/tags', 'metrics': 'n:count,total:sum:/price,lo:min:/price', 'sort': '-n', 'limit': 10}
+    expect('short aggregate', api.get_collection_aggregate(collection, **short_grouped).to_dict(), grouped.data.to_dict())
+    expect('HEAD short aggregate', api.head_collection_aggregate_with_http_info(collection, **short_grouped).status_code, 200)
 
     expect('remove index', api.delete_index_with_http_info(collection).status_code, 204)
     problem('removed index', lambda: api.get_index(collection), 404, 'DOCS_ERR_NOT_FOUND')

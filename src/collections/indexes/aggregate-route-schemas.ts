@@ -1,6 +1,8 @@
 import { jsonResponse, problemResponses } from '../../openapi/components.js'
 import { collectionParams } from '../schema-route-schemas.js'
 import { DEFAULT_GROUPS, MAX_GROUP_BY, MAX_GROUPS_ANSWERED, MAX_METRICS } from './aggregate.js'
+import { MAX_QUERY_URL_BYTES } from './route-schemas.js'
+import { MAX_SHORT_CONDITIONS } from './short-query.js'
 
 /** Route schemas of `/collections/{collection}/aggregate`: each validates and becomes an OpenAPI operation. */
 
@@ -8,6 +10,8 @@ const noQuery = { type: 'object', properties: {}, additionalProperties: false } 
 const pointer = { type: 'string', maxLength: 1024, pattern: '^/', description: 'JSON Pointer (RFC 6901) of a field of the index' } as const
 /** Metric names: never the answer's own members (`key`), and safe in any client's identifiers. */
 const METRIC_NAME = '^(?!key$)[A-Za-z_][A-Za-z0-9_]{0,63}$'
+
+const limit = { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_GROUPS_ANSWERED, default: DEFAULT_GROUPS, description: 'Most groups answered' } as const
 
 const aggregateMetric = {
   $id: 'AggregateMetric',
@@ -66,7 +70,7 @@ const aggregateRequest = {
       description: 'Each group\'s values, by the names given here'
     },
     sort: { type: 'array', maxItems: MAX_GROUP_BY + MAX_METRICS, items: { $ref: 'AggregateSort#' }, description: 'The groups\' order; ties, and the order without a sort, go by key' },
-    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_GROUPS_ANSWERED, default: DEFAULT_GROUPS, description: 'Most groups answered' }
+    limit
   },
   additionalProperties: false
 } as const
@@ -98,6 +102,57 @@ export const aggregateSchemaComponents: ReadonlyArray<{ $id: string }> = [aggreg
 export const aggregateAnswerSchemas: ReadonlyArray<{ $id: string }> = [aggregateGroup, aggregateAnswer]
 
 const example = { groups: [{ key: { '/status': 'paid' }, n: 12, total: 340.5, mean: 28.375, lo: 1, hi: 99 }], truncated: false }
+
+/** The GET form's query string: named parameters, and conditions named by pointers as a query's GET form takes them. */
+const shortAggregateString = {
+  type: 'object',
+  properties: {
+    groupBy: {
+      type: 'string',
+      maxLength: MAX_QUERY_URL_BYTES,
+      description: `Up to ${MAX_GROUP_BY} tag or boolean fields' pointers, separated by commas (\`\\,\` is a comma in a pointer, \`\\\\\` a backslash)`
+    },
+    metrics: {
+      type: 'string',
+      maxLength: MAX_QUERY_URL_BYTES,
+      description: `Up to ${MAX_METRICS} metrics, separated by commas: \`name:count\`, or \`name:sum:/pointer\` (\`avg\`, \`min\`, \`max\` alike): ` +
+        '`metrics=n:count,total:sum:/total`'
+    },
+    sort: {
+      type: 'string',
+      maxLength: MAX_QUERY_URL_BYTES,
+      description: 'Metric names and groupBy pointers, separated by commas, each with `-` before it for a descending order: `sort=-n,/status`'
+    },
+    limit
+  },
+  patternProperties: {
+    '^/': {
+      title: 'conditions',
+      type: 'array',
+      maxItems: MAX_SHORT_CONDITIONS,
+      items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
+      description: 'The filter\'s conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10`'
+    }
+  }
+} as const
+
+/** GET /collections/{collection}/aggregate: the short form. */
+export function shortAggregateRouteSchema (separator: string) {
+  return {
+    operationId: 'getCollectionAggregate',
+    tags: ['queries'],
+    summary: 'Count, add up and group the documents of a collection, in a URL',
+    description: 'The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: ' +
+      '`?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. ' +
+      `\`$or\` and \`$not\` take the POST form; so does a URL longer than ${MAX_QUERY_URL_BYTES} bytes (414).`,
+    params: collectionParams(separator),
+    querystring: shortAggregateString,
+    response: {
+      200: jsonResponse('The groups', { $ref: 'AggregateAnswer#' }, { examples: { groups: example } }),
+      ...problemResponses(400, 404, 409, 414, 422)
+    }
+  }
+}
 
 export function aggregateRouteSchema (separator: string) {
   return {

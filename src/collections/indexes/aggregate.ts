@@ -139,9 +139,10 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
   }
 
   return {
-    async run (index: ActiveIndex, request: AggregateRequest, readable: string[] | undefined): Promise<string> {
+    /** The groups as JSON text; placeName words a place of the filter as its short form's parameter, when it came so. */
+    async run (index: ActiveIndex, request: AggregateRequest, readable: string[] | undefined, placeName?: (at: string) => string): Promise<string> {
       const plan = planOf(index, request)
-      const filter = compileFilter(request.filter ?? {}, index.fields)
+      const filter = compileFilter(request.filter ?? {}, index.fields, placeName)
       const fields = [...plan.groupBy, ...plan.numbers]
       const groups: Groups = new Map()
       const types = plan.groupBy.map((field) => field.type as GroupFieldType)

@@ -3,6 +3,7 @@ import { etagOf } from '../../http/conditional.js'
 import { formatPointer, parsePointer } from '../../documents/pointer.js'
 import type { BatchReadItem, DocumentStore } from '../../documents/store/index.js'
 import type { AggregateRequest, Aggregations } from './aggregate.js'
+import type { ShortAggregate } from './short-aggregate.js'
 import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
 import { compileFilter } from './filter.js'
 import type { QueryPlan, QueryRunner } from './query.js'
@@ -86,8 +87,13 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
 
   return {
     /** The groups of an aggregation, as JSON text, over the documents under `readable` (document key prefixes) when given. */
-    async aggregate (collection: string, request: AggregateRequest, readable: string[] | undefined): Promise<string> {
-      return await onActiveIndex(collection, (index) => aggregations.run(index, request, readable?.map((prefix) => keyPrefix + prefix)))
+    async aggregate (collection: string, source: AggregateRequest | ShortAggregate, readable: string[] | undefined): Promise<string> {
+      return await onActiveIndex(collection, (index) => {
+        const full = readable?.map((prefix) => keyPrefix + prefix)
+        if (!('filterOf' in source)) return aggregations.run(index, source, full)
+        const { filterOf, placeName, ...rest } = source
+        return aggregations.run(index, { ...rest, filter: filterOf(index.fields) }, full, placeName)
+      })
     },
 
     async run (collection: string, request: QuerySource, { readable, count }: { readable?: string[], count: boolean }): Promise<QueryAnswer> {

@@ -5,7 +5,8 @@ import { BadRequestError, NotFoundError, UriTooLongError } from '../../errors.js
 import { collectionRoute, type CollectionParams } from '../collection-route.js'
 import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
 import type { AggregateRequest } from './aggregate.js'
-import { aggregateRouteSchema } from './aggregate-route-schemas.js'
+import { aggregateRouteSchema, shortAggregateRouteSchema } from './aggregate-route-schemas.js'
+import { shortAggregateOf, type ShortAggregateString } from './short-aggregate.js'
 import type { QueryRequest, QuerySource } from './queries.js'
 import { indexRouteSchemas, MAX_QUERY_URL_BYTES } from './route-schemas.js'
 import { checkPercentEncoding, shortQueryOf, type ShortQueryString } from './short-query.js'
@@ -51,6 +52,15 @@ export default async function indexRoutes (app: FastifyInstance) {
 
   // The read right is checked on each document: only those under the caller's read scopes are found or counted.
   // The query is read (queryOf) once the caller may read some of the collection: one who may not is 403, whatever it says.
+  /** Before a short form's query string is validated parameter by parameter: its length, and its percent-encoding. */
+  async function checkShortForm (request: FastifyRequest): Promise<void> {
+    if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
+      throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the same JSON to this route instead`)
+    }
+    const search = request.url.indexOf('?')
+    if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
+  }
+
   function readableReach (request: FastifyRequest, reply: FastifyReply, collection: string): 'all' | string[] {
     const reach = listingReach(request.access, collection + separator)
     if (reach === 'none') {
@@ -76,19 +86,23 @@ export default async function indexRoutes (app: FastifyInstance) {
       return reply.type('application/json').send(text)
     })
 
+  app.get<{ Params: CollectionParams, Querystring: ShortAggregateString }>('/collections/:collection/aggregate', {
+    schema: shortAggregateRouteSchema(separator),
+    config: { access: { right: 'read' } },
+    preValidation: checkShortForm
+  }, async (request, reply) => {
+    const collection = collectionOf(request)
+    const reach = readableReach(request, reply, collection)
+    const text = await queries.aggregate(collection, shortAggregateOf(request.query), reach === 'all' ? undefined : reach)
+    return reply.type('application/json').send(text)
+  })
+
   app.post<{ Params: CollectionParams, Body: QueryRequest }>('/collections/:collection/query', { schema: schemas.query, config: { access: { right: 'read' } } },
     async (request, reply) => answerQuery(request, reply, () => request.body))
 
   app.get<{ Params: CollectionParams, Querystring: ShortQueryString }>('/collections/:collection/query', {
     schema: schemas.shortQuery,
     config: { access: { right: 'read' } },
-    // Before the query string's parameters are validated one by one.
-    preValidation: async (request) => {
-      if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
-        throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to /collections/{collection}/query`)
-      }
-      const search = request.url.indexOf('?')
-      if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
-    }
+    preValidation: checkShortForm
   }, async (request, reply) => answerQuery(request, reply, () => shortQueryOf(request.query)))
 }

@@ -38,7 +38,7 @@ const POST_ONLY = ['$or', '$not', '$and', 'or', 'not', 'and', 'filter']
 const OPERATOR_PREFIX = /^([A-Za-z]+):/
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/
 
-function fail (parameter: string, detail: string): never {
+export function fail (parameter: string, detail: string): never {
   throw new BadRequestError(`Query parameter ${JSON.stringify(parameter)}: ${detail}`)
 }
 
@@ -120,30 +120,44 @@ function decoded (text: string): string | undefined {
   }
 }
 
-/** Reads the query string; 400 naming any parameter it cannot take. */
-export function shortQueryOf (query: ShortQueryString): ShortQuery {
+/** The filter a query string's pointer parameters say, once read against the index's fields. */
+export interface ShortFilter {
+  filterOf: (fields: readonly IndexField[]) => Record<string, unknown>
+  placeName: (at: string) => string
+}
+
+/**
+ * Reads a query string's conditions (every parameter but the `named` ones, which the caller reads), for a
+ * route whose JSON form is POSTed to `route`; 400 naming any parameter it cannot take.
+ */
+export function shortFilterOf (query: Record<string, unknown>, named: readonly string[], route: string): ShortFilter {
   const conditions: Array<[string, Condition[]]> = []
   let count = 0
   for (const [parameter, given] of Object.entries(query)) {
-    if (NAMED.includes(parameter)) continue
+    if (named.includes(parameter)) continue
     if (!parameter.startsWith('/')) {
       fail(parameter, POST_ONLY.includes(parameter)
-        ? '$or, $not and filters in JSON take POST /collections/{collection}/query; conditions in a query string all hold'
-        : `is neither ${NAMED.join(', ')} nor a pointer (starting with "/") of the index`)
+        ? `$or, $not and filters in JSON take POST ${route}; conditions in a query string all hold`
+        : `is neither ${named.join(', ')} nor a pointer (starting with "/") of the index`)
     }
     const values = Array.isArray(given) ? given as string[] : [String(given)]
     count += values.length
     if (count > MAX_SHORT_CONDITIONS) fail(parameter, `a query string holds at most ${MAX_SHORT_CONDITIONS} conditions; POST a larger query`)
     conditions.push([parameter, values.map((value) => conditionOf(parameter, value))])
   }
+  return { filterOf: (indexFields) => filterOf(conditions, indexFields), placeName }
+}
+
+/** Reads the query string; 400 naming any parameter it cannot take. */
+export function shortQueryOf (query: ShortQueryString): ShortQuery {
+  const filter = shortFilterOf(query, NAMED, '/collections/{collection}/query')
   const fields = query.fields === undefined ? undefined : listOf(query.fields, 'fields')
   return {
     ...(query.sort === undefined ? {} : { sort: sortOf(query.sort) }),
     ...(fields === undefined ? {} : { fields }),
     ...(query.limit === undefined ? {} : { limit: query.limit }),
     ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-    filterOf: (indexFields) => filterOf(conditions, indexFields),
-    placeName
+    ...filter
   }
 }
 

@@ -129,6 +129,26 @@ describe('aggregations agree with the reference over the documents', () => {
     expect(none.json()).toEqual({ groups: [], truncated: false })
   })
 
+  it('in the short GET form answers as the POST form, and refuses what it cannot read', async () => {
+    const collection = 'aggnamed'
+    const posted = await aggregate(collection, {
+      filter: { '/n': { $gte: -1 } }, groupBy: ['/s', '/b'],
+      metrics: { n: { $count: {} }, total: { $sum: '/n' }, hi: { $max: '/n' } }, sort: [{ metric: 'n', order: 'desc' }, { pointer: '/s', order: 'desc' }], limit: 3
+    })
+    expect(posted.statusCode, posted.body).toBe(200)
+    const search = '/n=gte:-1&groupBy=/s,/b&metrics=n:count,total:sum:/n,hi:max:/n&sort=-n,-/s&limit=3'
+    const short = await app.inject({ method: 'GET', url: `/collections/${collection}/aggregate?${search.replaceAll('/', '%2F')}`, headers: admin })
+    expect(short.statusCode, short.body).toBe(200)
+    expect(short.json()).toEqual(posted.json())
+    for (const bad of ['metrics=n:mean:/n', 'metrics=n:count:/n', 'metrics=t:sum', 'metrics=n:count,n:count', 'groupBy=/n', '$or=x', 'filter=x', '/nope=1', '/n=gte:ten']) {
+      const refused = await app.inject({ method: 'GET', url: `/collections/${collection}/aggregate?${bad}`, headers: admin })
+      expect(refused.statusCode, bad).toBe(400)
+      expect(refused.headers['content-type'], bad).toContain('application/problem+json')
+    }
+    const long = await app.inject({ method: 'GET', url: `/collections/${collection}/aggregate?/s=${'x'.repeat(17_000)}`, headers: admin })
+    expect(long.statusCode).toBe(414)
+  })
+
   it('refuses what it cannot answer with a problem, and a caller without the read right', async () => {
     const collection = 'aggnamed'
     for (const [body, status] of [
