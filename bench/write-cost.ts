@@ -51,7 +51,7 @@ function redisCpuMicros (info: string): number {
 if (mode === 'dist') execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' })
 const work = mkdtempSync(join(tmpdir(), 'jsondocs-write-cost-'))
 const service = await startService({ root, mode, dataDir: work, logLevel: 'warn', cacheMaxEntries: 0, keyPrefix: KEY_PREFIX, gcLog: join(work, 'gc.log') })
-const client = createClient({ socket: { path: service.socketPath }, RESP: 2 })
+const client = createClient({ socket: { path: service.socketPath, tls: false }, RESP: 2 })
 await client.connect()
 const load = HttpLoadProcess.start()
 try {
