@@ -26,7 +26,7 @@ export const ARGUMENT_CURSOR = `
 local argi = 0
 local function arg() argi = argi + 1; return ARGV[argi] end
 local function listArg(readItem)
-  local n, list = tonumber(arg()), {}
+  local n, list = arg() + 0, {}
   for i = 1, n do list[i] = readItem() end
   return list
 end

@@ -23,7 +23,7 @@ export const TOO_COSTLY = 'TOOCOSTLY'
 
 export const prelude = ARGUMENT_CURSOR + `
 local function tokensArg()
-  local n, tokens = tonumber(arg()), {}
+  local n, tokens = arg() + 0, {}
   for i = 1, n do tokens[i] = { member = arg(), index = arg() } end
   return tokens
 end
@@ -267,8 +267,8 @@ end
 local function writeRecord(verKey, version, expires, size, depth)
   local record = version
   if size or depth then
-    record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%.0f', size) or '') .. ':' ..
-      (depth and depth >= 0 and string.format('%.0f', depth) or '')
+    record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%d', size) or '') .. ':' ..
+      (depth and depth >= 0 and string.format('%d', depth) or '')
   elseif expires then
     record = version .. ':' .. expires
   end
@@ -281,7 +281,7 @@ end
 local function bump(verKey, size, depth)
   local _, nowUs = nowMs()
   local old, expires, oldSize, oldDepth = versionRecord(verKey)
-  local version = string.format('%.0f', math.max(old + 1, nowUs))
+  local version = string.format('%d', math.max(old + 1, nowUs))
   writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth)
   return version, expires
 end
@@ -296,7 +296,7 @@ local function applyTtl(docKey, verKey, ttl)
     writeRecord(verKey, version, nil, size, depth)
     return nil
   end
-  local at = string.format('%.0f', nowMs() + tonumber(ttl))
+  local at = string.format('%d', nowMs() + tonumber(ttl))
   writeRecord(verKey, version, at, size, depth)
   redis.call('PEXPIREAT', docKey, at)
   redis.call('PEXPIREAT', verKey, at)
