@@ -373,6 +373,41 @@ local function replaceWith(docKey, copyKey)
   redis.call('RENAME', copyKey, docKey)
   if ttl > 0 then redis.call('PEXPIRE', docKey, ttl) end
 end
+
+-- The write guard's state for the call, set by every single-document write before its body runs (see
+-- guardedWrite): a table rather than closures over the guard's locals, which Lua makes at a cost per local.
+local guard
+
+local function baseVersion(doc, ver)
+  if redis.call('EXISTS', doc) == 0 then return 'absent' end
+  return (versionRecord(ver))
+end
+
+-- The document's size and depth after the write (nil when it keeps them), measured when they may pass
+-- the limit; nil and the size when they do.
+local function settle(g)
+  if g.sizing == 'keep' then return nil, nil end
+  local depth = g.depthBefore and g.depthAfter and math.max(g.depthBefore, g.depthAfter) or -1
+  if not g.measuring then return g.sizeBefore + g.growth, depth end
+  local size = #redis.call('JSON.GET', g.doc, '$') - 2
+  spend(size)
+  if size > g.maxBytes then return nil, nil, size end
+  return size, depth
+end
+
+-- The reply of a guarded write that succeeded: the value at loc when asked for (or value), the new
+-- version; a preview answers the version it saw and records nothing.
+local function done(status, loc, value)
+  local g = guard
+  local size, depth, tooLarge = settle(g)
+  if tooLarge then return { 'toolarge', tooLarge } end
+  if value == nil then value = g.wantValue and loc and getAt(g.doc, loc) or false end
+  if g.previewing then return { status, (versionRecord(g.ver)), value, false } end
+  local version = bump(g.ver, size, depth)
+  local expires = applyTtl(g.doc, g.ver, g.ttl)
+  recordEvent(g.events, version, g.eventsMaxLen, g.eventsRetentionMs, g.feed, g.feedMaxLen, g.eventsMaxEntryBytes, g.realDoc, g.doc, size)
+  return { status, version, value, expires or false }
+end
 `
 
 /**
