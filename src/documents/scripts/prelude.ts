@@ -412,6 +412,6 @@ end
 
 /**
  * The prelude as the function library holds it: defined once, its state (the arguments read, the work
- * budget, the version records seen) made new at the start of every call.
+ * budget, the version records seen, the clock) made new at the start of every call.
  */
 export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes, clock = 0, math.huge, {}, {}, nil' }
