@@ -26,7 +26,7 @@ export const ARGUMENT_CURSOR = `
 local argi = 0
 local function arg() argi = argi + 1; return ARGV[argi] end
 local function listArg(readItem)
-  local n, list = tonumber(arg()), {}
+  local n, list = arg() + 0, {}
   for i = 1, n do list[i] = readItem() end
   return list
 end
@@ -46,8 +46,8 @@ export const text: Arg<string> = scalar((value) => value, (raw) => raw)
 /** A boolean: '1' or '0'; a Lua boolean. */
 export const flag: Arg<boolean> = scalar((value) => value ? '1' : '0', (raw) => `${raw} == '1'`)
 
-/** A finite number; a Lua number. */
-export const number: Arg<number> = scalar(finite, (raw) => `tonumber(${raw})`)
+/** A finite number; a Lua number (by arithmetic: tonumber parses its text twice). */
+export const number: Arg<number> = scalar(finite, (raw) => `${raw} + 0`)
 
 /** A finite number or nothing (''); a Lua number or nil. */
 export const optionalNumber: Arg<number | undefined> =

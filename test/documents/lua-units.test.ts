@@ -25,7 +25,12 @@ return { version, expires or false, size or false, depth or false }`),
   locate: probe('locate', `
 local loc = locate(KEYS[1], tokensArg())
 return { loc.path or false, loc.parent or false, loc.named or false }`),
-  bump: probe('bump', "bump(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('GET', KEYS[1])")
+  bump: probe('bump', "bump(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('GET', KEYS[1])"),
+  bumpTwice: probe('bump-twice', "bump(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) bump(KEYS[1]) return redis.call('GET', KEYS[1])"),
+  appendEntry: probe('append-entry', `
+appendEntry(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), 'v', '1', 'c', '[]')
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+return { last[1], last[2][2], redis.call('PEXPIRETIME', KEYS[1]) }`)
 }
 const library = new FunctionLibrary(Object.values(probes))
 const redis = await connectRedis()
@@ -117,5 +122,65 @@ describe('bump: a new version from the clock, keeping what the record says unles
     const written = await call<string>(probes.bump, [ver], [size!, depth!])
     expect(written).toMatch(after)
     expect(Number(written.split(':')[0])).toBeGreaterThan(Date.now() * 1000 - 60_000_000)
+  })
+})
+
+describe('bump: twice in one call, from the record the first wrote', () => {
+  it.each([
+    [['300', '4'], /^\d{16}::300:4$/],
+    [['300', '-1'], /^\d{16}::300:$/]
+  ])('with size and depth %j', async ([size, depth], after) => {
+    const ver = key('bump-twice')
+    await redis.set(ver, '5::120:3')
+    expect(await call<string>(probes.bumpTwice, [ver], [size!, depth!])).toMatch(after)
+  })
+})
+
+describe('appendEntry: one entry naming the one before, time trimming and expiry once per slice', () => {
+  const idMs = (id: string) => Number(id.split('-')[0])
+  const append = (stream: string, maxLen: number, retentionMs: number) =>
+    call<[string, string, number]>(probes.appendEntry, [stream], [String(maxLen), String(retentionMs)])
+
+  it('keeps every stream alive a retention past its newest entry, and at most a quarter of it more', async () => {
+    const stream = key('stream')
+    const retentionMs = 400
+    let before = '0-0'
+    const started = Date.now()
+    while (Date.now() - started < 600) {
+      const [id, prev, expiresAt] = await append(stream, 1000, retentionMs)
+      expect(prev).toBe(before)
+      expect(expiresAt).toBeGreaterThanOrEqual(idMs(id) + retentionMs)
+      expect(expiresAt).toBeLessThanOrEqual(idMs(id) + retentionMs * 1.25 + 1)
+      before = id
+    }
+  })
+
+  it('lets an idle stream go between the retention and a quarter more after its newest entry', async () => {
+    const stream = key('idle')
+    const retentionMs = 300
+    const [id] = await append(stream, 1000, retentionMs)
+    let gone = 0
+    for (let polls = 0; polls < 200 && gone === 0; polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      if (await redis.exists(stream) === 0) gone = Date.now()
+    }
+    expect(gone).toBeGreaterThanOrEqual(idMs(id) + retentionMs)
+    expect(gone).toBeLessThanOrEqual(idMs(id) + retentionMs * 1.25 + 150)
+  })
+
+  it('trims entries past the retention at the next slice, and bounds the length on every entry', async () => {
+    const stream = key('trim')
+    const retentionMs = 200
+    for (let i = 0; i < 250; i++) await append(stream, 100_000, retentionMs)
+    const [first] = await redis.sendCommand<[[string]]>(['XRANGE', stream, '-', '+', 'COUNT', '1'])
+    await new Promise((resolve) => setTimeout(resolve, retentionMs + 20))
+    await append(stream, 100_000, retentionMs)
+    const [oldest] = await redis.sendCommand<[[string]]>(['XRANGE', stream, '-', '+', 'COUNT', '1'])
+    expect(oldest![0]).not.toBe(first![0])
+    expect(await redis.xLen(stream)).toBeLessThan(100)
+
+    const bounded = key('bounded')
+    for (let i = 0; i < 400; i++) await append(bounded, 10, 3_600_000)
+    expect(await redis.xLen(bounded)).toBeLessThan(150)
   })
 })

@@ -63,7 +63,7 @@ describe('a protocol: keys and arguments by name, in declaration order', () => {
       'local doc, ver = KEYS[1], KEYS[2]',
       'local ifMatch = ARGV[1]',
       "local wantValue = ARGV[2] == '1'",
-      'local limit = tonumber(ARGV[3])',
+      'local limit = ARGV[3] + 0',
       'local bound = tonumber(ARGV[4])',
       'local ttl = ARGV[5]',
       ''
@@ -81,8 +81,8 @@ describe('a protocol: keys and arguments by name, in declaration order', () => {
       'local a = KEYS[1]',
       'local first = arg()',
       'local names = listArg(arg)',
-      "local items = listArg(function() return { n = tonumber(arg()), on = arg() == '1' } end)",
-      'local last = tonumber(arg())',
+      "local items = listArg(function() return { n = arg() + 0, on = arg() == '1' } end)",
+      'local last = arg() + 0',
       ''
     ].join('\n'))
     expect(varying.encode({ a: 'k' }, { first: 'f', names: ['x'], items: [{ n: 1, on: false }], last: 2 }))

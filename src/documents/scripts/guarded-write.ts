@@ -80,11 +80,7 @@ const writeGuard = `
 -- The call's own: a preview replaces them below.
 local bump, applyTtl = bump, applyTtl
 if not schemaHolds(mirror, collection, schemaGuard) then return { 'schemachanged' } end
-local function baseVersion()
-  if redis.call('EXISTS', doc) == 0 then return 'absent' end
-  return (versionRecord(ver))
-end
-if base ~= '' and baseVersion() ~= base then return { 'stale' } end
+if base ~= '' and baseVersion(doc, ver) ~= base then return { 'stale' } end
 
 workLeft = maxWork
 
@@ -93,7 +89,7 @@ if sizing == 'replace' then sizeBefore, depthBefore = 0, 0 end
 local measuring = sizing ~= 'keep' and not (sizeBefore and growth and sizeBefore + growth <= maxBytes)
 local realDoc, seenBase = doc, nil
 if previewing then
-  seenBase = baseVersion()
+  seenBase = baseVersion(doc, ver)
   bump = function() return (versionRecord(ver)) end
   applyTtl = function() return nil end
 end
@@ -102,29 +98,12 @@ if previewing or measuring then
   if redis.call('EXISTS', doc) == 1 then redis.call('COPY', doc, copyKey) end
   doc = copyKey
 end
-
--- The document's size and depth after the write (nil when it keeps them), measured when they may pass
--- the limit; nil and the size when they do.
-local function settle()
-  if sizing == 'keep' then return nil, nil end
-  local depth = depthBefore and depthAfter and math.max(depthBefore, depthAfter) or -1
-  if not measuring then return sizeBefore + growth, depth end
-  local size = #redis.call('JSON.GET', doc, '$') - 2
-  spend(size)
-  if size > maxBytes then return nil, nil, size end
-  return size, depth
-end
-
--- The reply of a write that succeeded: the value at loc when asked for (or value), the new version.
-local function done(status, loc, value)
-  local size, depth, tooLarge = settle()
-  if tooLarge then return { 'toolarge', tooLarge } end
-  if value == nil then value = wantValue and loc and getAt(doc, loc) or false end
-  local version = bump(ver, size, depth)
-  local expires = applyTtl(doc, ver, ttl)
-  if not previewing then recordEvent(events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, realDoc, doc, size) end
-  return { status, version, value, expires or false }
-end
+guard = {
+  doc = doc, ver = ver, realDoc = realDoc, wantValue = wantValue, ttl = ttl, previewing = previewing,
+  events = events, feed = feed, eventsMaxLen = eventsMaxLen, eventsRetentionMs = eventsRetentionMs, feedMaxLen = feedMaxLen,
+  eventsMaxEntryBytes = eventsMaxEntryBytes, sizing = sizing, measuring = measuring, sizeBefore = sizeBefore,
+  depthBefore = depthBefore, depthAfter = depthAfter, growth = growth, maxBytes = maxBytes
+}
 `
 
 const commitReply = `

@@ -23,7 +23,7 @@ export const TOO_COSTLY = 'TOOCOSTLY'
 
 export const prelude = ARGUMENT_CURSOR + `
 local function tokensArg()
-  local n, tokens = tonumber(arg()), {}
+  local n, tokens = arg() + 0, {}
   for i = 1, n do tokens[i] = { member = arg(), index = arg() } end
   return tokens
 end
@@ -229,17 +229,17 @@ local records = {}
 -- A version record is "version", "version:expiresAt" or "version:expiresAt:size:depth" (expiresAt may be
 -- empty): size bounds the document's text in bytes and depth its nesting, as the service last wrote it.
 -- Answers version, expiresAt, size, depth; the last three nil when the record does not say.
+-- Kept parsed: { version, expiresAt or nil, size or nil, depth or nil }, or false for none.
 local function versionRecord(verKey)
   local record = records[verKey]
   if record == nil then
-    record = redis.call('GET', verKey)
+    local text = redis.call('GET', verKey)
+    local version, expires, size, depth = string.match(text or '', '^(%d+):?(%d*):?(%d*):?(%d*)$')
+    record = version and { version, expires ~= '' and expires or nil, tonumber(size), tonumber(depth) } or false
     records[verKey] = record
   end
   if not record then return '0', nil end
-  local version, expires, size, depth = string.match(record, '^(%d+):?(%d*):?(%d*):?(%d*)$')
-  if not version then return '0', nil end
-  if expires == '' then expires = nil end
-  return version, expires, tonumber(size), tonumber(depth)
+  return record[1], record[2], record[3], record[4]
 end
 
 local function listed(list, tag)
@@ -253,21 +253,27 @@ local function preconditionHolds(verKey, exists, ifMatch, ifNoneMatch)
   return true
 end
 
+-- Redis' clock, read once per call: in milliseconds and in microseconds.
+local clock = nil
 local function nowMs()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000), tonumber(t[1]) * 1000000 + tonumber(t[2])
+  if not clock then
+    local t = redis.call('TIME')
+    local seconds, micros = t[1] + 0, t[2] + 0
+    clock = { seconds * 1000 + math.floor(micros / 1000), seconds * 1000000 + micros }
+  end
+  return clock[1], clock[2]
 end
 
 local function writeRecord(verKey, version, expires, size, depth)
   local record = version
   if size or depth then
-    record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%.0f', size) or '') .. ':' ..
-      (depth and depth >= 0 and string.format('%.0f', depth) or '')
+    record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%d', size) or '') .. ':' ..
+      (depth and depth >= 0 and string.format('%d', depth) or '')
   elseif expires then
     record = version .. ':' .. expires
   end
   redis.call('SET', verKey, record, 'KEEPTTL')
-  records[verKey] = record
+  records[verKey] = { version, expires, size and math.floor(size + 0.5), depth and depth >= 0 and math.floor(depth + 0.5) or nil }
 end
 
 -- Versions grow with the clock, so a document deleted and created again never repeats an ETag. size and
@@ -275,7 +281,7 @@ end
 local function bump(verKey, size, depth)
   local _, nowUs = nowMs()
   local old, expires, oldSize, oldDepth = versionRecord(verKey)
-  local version = string.format('%.0f', math.max(tonumber(old) + 1, nowUs))
+  local version = string.format('%d', math.max(old + 1, nowUs))
   writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth)
   return version, expires
 end
@@ -290,7 +296,7 @@ local function applyTtl(docKey, verKey, ttl)
     writeRecord(verKey, version, nil, size, depth)
     return nil
   end
-  local at = string.format('%.0f', nowMs() + tonumber(ttl))
+  local at = string.format('%d', nowMs() + tonumber(ttl))
   writeRecord(verKey, version, at, size, depth)
   redis.call('PEXPIREAT', docKey, at)
   redis.call('PEXPIREAT', verKey, at)
@@ -326,11 +332,23 @@ local function parentPointer(pointer) return string.match(pointer, '^(.*)/[^/]*"
 -- maxLen: the entries the stream keeps, about (0: no feed); retentionMs: how long it keeps them.
 -- The same entry, naming the document's key (docKey), goes to the namespace's feed (feed, about feedMaxLen
 -- entries; 0: none), which prefix streams read.
+-- Time is cut into slices by the entries' ids: only the first entry of a slice trims by time (a 64th of the
+-- retention) or sets the expiry (a quarter of it). That expiry is the end of the entry's slice plus the
+-- retention, so every entry of the slice outlives the retention, and an idle stream goes at most a quarter
+-- of the retention after that.
+local function idMs(id) return string.match(id, '^%d+') + 0 end
 local function appendEntry(stream, maxLen, retentionMs, ...)
   local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
-  redis.call('XADD', stream, 'MAXLEN', '~', string.format('%d', maxLen), '*', 'prev', last and last[1] or '0-0', ...)
-  redis.call('XTRIM', stream, 'MINID', '~', string.format('%.0f', nowMs() - retentionMs))
-  redis.call('PEXPIRE', stream, retentionMs)
+  local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', 'prev', last and last[1] or '0-0', ...)
+  local at, before = idMs(id), last and idMs(last[1]) or -1
+  local trimSlice, lifeSlice = retentionMs / 64, retentionMs / 4
+  if math.floor(at / trimSlice) ~= math.floor(before / trimSlice) then
+    redis.call('XTRIM', stream, 'MINID', '~', at - retentionMs)
+  end
+  local slice = math.floor(at / lifeSlice)
+  if slice ~= math.floor(before / lifeSlice) then
+    redis.call('PEXPIREAT', stream, math.ceil((slice + 1) * lifeSlice) + retentionMs)
+  end
 end
 -- maxEntry: the longest changes an entry carries; a write's longer ones are left out (o), and readers read
 -- the document instead, so that what events hold grows by at most about twice that per write.
@@ -355,10 +373,45 @@ local function replaceWith(docKey, copyKey)
   redis.call('RENAME', copyKey, docKey)
   if ttl > 0 then redis.call('PEXPIRE', docKey, ttl) end
 end
+
+-- The write guard's state for the call, set by every single-document write before its body runs (see
+-- guardedWrite): a table rather than closures over the guard's locals, which Lua makes at a cost per local.
+local guard
+
+local function baseVersion(doc, ver)
+  if redis.call('EXISTS', doc) == 0 then return 'absent' end
+  return (versionRecord(ver))
+end
+
+-- The document's size and depth after the write (nil when it keeps them), measured when they may pass
+-- the limit; nil and the size when they do.
+local function settle(g)
+  if g.sizing == 'keep' then return nil, nil end
+  local depth = g.depthBefore and g.depthAfter and math.max(g.depthBefore, g.depthAfter) or -1
+  if not g.measuring then return g.sizeBefore + g.growth, depth end
+  local size = #redis.call('JSON.GET', g.doc, '$') - 2
+  spend(size)
+  if size > g.maxBytes then return nil, nil, size end
+  return size, depth
+end
+
+-- The reply of a guarded write that succeeded: the value at loc when asked for (or value), the new
+-- version; a preview answers the version it saw and records nothing.
+local function done(status, loc, value)
+  local g = guard
+  local size, depth, tooLarge = settle(g)
+  if tooLarge then return { 'toolarge', tooLarge } end
+  if value == nil then value = g.wantValue and loc and getAt(g.doc, loc) or false end
+  if g.previewing then return { status, (versionRecord(g.ver)), value, false } end
+  local version = bump(g.ver, size, depth)
+  local expires = applyTtl(g.doc, g.ver, g.ttl)
+  recordEvent(g.events, version, g.eventsMaxLen, g.eventsRetentionMs, g.feed, g.feedMaxLen, g.eventsMaxEntryBytes, g.realDoc, g.doc, size)
+  return { status, version, value, expires or false }
+end
 `
 
 /**
  * The prelude as the function library holds it: defined once, its state (the arguments read, the work
- * budget, the version records seen) made new at the start of every call.
+ * budget, the version records seen, the clock) made new at the start of every call.
  */
-export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes = 0, math.huge, {}, {}' }
+export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes, clock = 0, math.huge, {}, {}, nil' }
