@@ -22,8 +22,14 @@ const MAX_VALUE_BYTES = 1024
 export const MIN_PREFIX = 2
 /** The white space RediSearch strips from both ends of a tag value when it indexes it. */
 const TAG_BLANKS = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
-/** What splits text into words, as RediSearch tokenizes TEXT fields. */
-const WORD_SEPARATORS = /[\s,.<>{}[\]"':;!@#$%^&*()\-+=~|/\\]+/u
+/**
+ * What splits text into words, as RediSearch 2.10 tokenizes TEXT fields: tab, space and every ASCII
+ * punctuation mark but `\` (an escape) and `_`. Line feeds, other white space and non-ASCII marks are
+ * parts of words.
+ */
+export const WORD_SEPARATORS = /[\t !"#$%&'()*+,\-./:;<=>?@[\]^`{|}~]+/
+/** What a `$text` cannot hold and be answered exactly: RediSearch reads `\` as an escape, and ends or drops words at control characters. */
+const UNANSWERABLE_TEXT = /[\\\0-\x08\n-\x1f\x7f]/
 
 const OPERATORS: Record<IndexField['type'], readonly string[]> = {
   tag: ['$eq', '$ne', '$in', '$nin', '$prefix', '$exists'],
@@ -138,10 +144,11 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       }
       case '$text': {
         if (typeof value !== 'string' || Buffer.byteLength(value) > MAX_VALUE_BYTES) fail(at, `takes a string of at most ${MAX_VALUE_BYTES} bytes`)
-        const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
-        if (words.length === 0) fail(at, 'takes at least one word')
+        if (UNANSWERABLE_TEXT.test(value)) fail(at, 'takes no backslash and no control character but tab: RediSearch reads them otherwise in a text field')
+        const words = textWords(value)
+        if (words.length === 0) fail(at, 'takes at least one word (punctuation alone makes none)')
         if (words.length > MAX_LIST) fail(at, `takes at most ${MAX_LIST} words`)
-        return { query: `${attribute}:(${words.map((word) => param(word.toLowerCase())).join(' ')})`, positive: true }
+        return { query: `${attribute}:(${words.map((word) => param(word)).join(' ')})`, positive: true }
       }
     }
     return fail(at, 'is not an operator')
@@ -178,6 +185,11 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   /** A tag value as a parameter: RediSearch drops a backslash before punctuation in it, so each is doubled. */
   function tagParam (value: string): string {
     return value.replaceAll('\\', '\\\\')
+  }
+
+  /** The words of a `$text`, as RediSearch finds them: split at its separators, A to Z lowercased, every other letter as it is. */
+  function textWords (text: string): string[] {
+    return text.split(WORD_SEPARATORS).filter((word) => word !== '').map((word) => word.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()))
   }
 
   function numberOf (value: unknown, at: string): string {
