@@ -29,7 +29,7 @@ const TAG_BLANKS = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
  */
 export const WORD_SEPARATORS = /[\t !"#$%&'()*+,\-./:;<=>?@[\]^`{|}~]+/
 /** What a `$text` cannot hold and be answered exactly: RediSearch reads `\` as an escape, and ends or drops words at control characters. */
-const UNANSWERABLE_TEXT = /[\\\0-\x08\n-\x1f\x7f]/
+const UNANSWERABLE_TEXT = /\\|(?!\t)\p{Cc}/u
 
 const OPERATORS: Record<IndexField['type'], readonly string[]> = {
   tag: ['$eq', '$ne', '$in', '$nin', '$prefix', '$exists'],
