@@ -12,6 +12,8 @@ export interface CompiledFilter {
   query: string
   /** Names and values, as PARAMS takes them. */
   params: string[]
+  /** Whether it holds a `$prefix`, which RediSearch expands to at most MAXEXPANSIONS values (see expansion.ts). */
+  expands?: boolean
 }
 
 const MAX_NODES = 256
@@ -59,6 +61,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   const byPointer = new Map(fields.map((field) => [field.pointer, field]))
   const params: string[] = []
   let nodes = 0
+  let expands = false
 
   const param = (value: string) => {
     const name = `p${params.length / 2}`
@@ -140,6 +143,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       case '$prefix': {
         const prefix = tagValueOf(value, at)
         if ([...prefix].length < MIN_PREFIX) fail(at, `takes a prefix of at least ${MIN_PREFIX} characters (white space around it aside)`)
+        expands = true
         return { query: `${attribute}:{${param(tagParam(prefix))}*}`, positive: true }
       }
       case '$text': {
@@ -201,5 +205,5 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   if (!root.positive) {
     throw new BadRequestError('The filter only says what documents lack ($ne, $nin, $not, $exists: true): add a condition they must meet')
   }
-  return { query: root.query, params }
+  return { query: root.query, params, ...(expands ? { expands } : {}) }
 }

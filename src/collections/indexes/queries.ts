@@ -94,6 +94,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       })
       const { page, total, digest } = await onActiveIndex(collection, async (index) => {
         const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: string }
+        await runner.screen(plan)
         const [page, total] = await Promise.all([
           plan.limit === 0 ? { rows: [], more: false } : runner.page(plan),
           count ? runner.count(plan) : undefined
