@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { createQueries, type Queries } from './queries.js'
 import { createQueryRunner } from './query.js'
+import { createSearchModuleCheck } from './search-module.js'
 import { createIndexStorage, type IndexStorage } from './storage.js'
 
 export interface IndexesPluginOptions {
@@ -15,7 +16,7 @@ export interface IndexesPluginOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    indexes: { storage: IndexStorage, queries: Queries }
+    indexes: { storage: IndexStorage, queries: Queries, searchModule: ReturnType<typeof createSearchModuleCheck> }
   }
 }
 
@@ -25,5 +26,7 @@ export default fp<IndexesPluginOptions>(async function indexesPlugin (app, optio
   const runner = createQueryRunner(app.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
     maxClusterMatches: options.maxClusterMatches
   })
-  app.decorate('indexes', { storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix) })
+  app.decorate('indexes', {
+    storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix), searchModule: createSearchModuleCheck(app.redis, options.timeoutMs)
+  })
 }, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })
