@@ -12,8 +12,8 @@ export interface CompiledFilter {
   query: string
   /** Names and values, as PARAMS takes them. */
   params: string[]
-  /** Whether it holds a `$prefix`, which RediSearch expands to at most MAXEXPANSIONS values (see expansion.ts). */
-  expands?: boolean
+  /** Its `$prefix` conditions, which RediSearch expands to at most MAXEXPANSIONS values (see expansion.ts): attribute and parameter value. */
+  prefixes?: Array<{ attribute: string, value: string }>
 }
 
 const MAX_NODES = 256
@@ -44,6 +44,28 @@ interface Node {
   query: string
   /** Whether the node selects documents by what they hold, rather than by what they lack. */
   positive: boolean
+  /** When the node is a negation (`-X`), the query it negates (X). */
+  negates?: string
+}
+
+/*
+ * RediSearch 2.10 loses documents (the first ones of the index, in our tests) of an intersection that holds
+ * a negation, when that intersection lies in a union that itself lies in an intersection:
+ * `A (B | (C -D))` misses matches that `A (B | -(-C | D))` finds. So under a union, an intersection holding
+ * a negation is written as the negation of the union of its parts' negations (De Morgan), which RediSearch
+ * answers right; elsewhere intersections are written as they are.
+ */
+
+/** The parts of an intersection, written as RediSearch answers them under a union or not (see above). */
+function intersection (parts: readonly Node[], underUnion: boolean, wrap: boolean): Node {
+  const positive = parts.some((part) => part.positive)
+  // One part in parentheses is that part to RediSearch: a negation stays one.
+  if (parts.length === 1) return { ...parts[0]!, query: wrap ? `(${parts[0]!.query})` : parts[0]!.query }
+  if (underUnion && parts.length > 1 && parts.some((part) => part.negates !== undefined)) {
+    const negations = parts.map((part) => `(${part.negates ?? `-(${part.query})`})`).join(' | ')
+    return { query: `-(${negations})`, positive, negates: negations }
+  }
+  return { query: parts.map((part) => wrap ? `(${part.query})` : part.query).join(' '), positive }
 }
 
 function isPlainObject (value: unknown): value is Record<string, unknown> {
@@ -61,7 +83,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   const byPointer = new Map(fields.map((field) => [field.pointer, field]))
   const params: string[] = []
   let nodes = 0
-  let expands = false
+  const prefixes: NonNullable<CompiledFilter['prefixes']> = []
 
   const param = (value: string) => {
     const name = `p${params.length / 2}`
@@ -73,7 +95,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     throw new BadRequestError(`${placeName(at)}: ${detail}`)
   }
 
-  function compile (value: unknown, at: string, depth: number): Node {
+  function compile (value: unknown, at: string, depth: number, underUnion: boolean): Node {
     if (!isPlainObject(value)) fail(at, 'must be an object')
     if (depth > MAX_DEPTH) fail(at, `nests deeper than ${MAX_DEPTH}`)
     const parts: Node[] = []
@@ -82,12 +104,14 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       const place = `${at}/${member.replaceAll('~', '~0').replaceAll('/', '~1')}`
       if (member === '$and' || member === '$or') {
         if (!Array.isArray(operand) || operand.length === 0 || operand.length > MAX_LIST) fail(place, `must be a list of 1 to ${MAX_LIST} filters`)
-        const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1))
+        const inUnion = underUnion || member === '$or'
+        const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1, inUnion))
         parts.push(member === '$and'
-          ? { query: children.map((child) => child.query).join(' '), positive: children.some((child) => child.positive) }
+          ? intersection(children, underUnion, false)
           : { query: children.map((child) => `(${child.query})`).join(' | '), positive: children.every((child) => child.positive) })
       } else if (member === '$not') {
-        parts.push({ query: `-(${compile(operand, place, depth + 1).query})`, positive: false })
+        const negated = compile(operand, place, depth + 1, underUnion).query
+        parts.push({ query: `-(${negated})`, positive: false, negates: negated })
       } else if (member.startsWith('/')) {
         const field = byPointer.get(member)
         if (field === undefined) fail(place, `${JSON.stringify(member)} is not a field of the collection's index`)
@@ -97,7 +121,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       }
     }
     if (parts.length === 0) return { query: '*', positive: true }
-    return { query: parts.map((part) => `(${part.query})`).join(' '), positive: parts.some((part) => part.positive) }
+    return intersection(parts, underUnion, true)
   }
 
   function conditions (field: IndexField, operand: unknown, at: string): Node[] {
@@ -119,17 +143,19 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     switch (operator) {
       case '$exists':
         if (typeof value !== 'boolean') fail(at, 'takes true or false')
-        return value ? { query: `-ismissing(${attribute})`, positive: false } : { query: `ismissing(${attribute})`, positive: true }
+        return value
+          ? { query: `-ismissing(${attribute})`, positive: false, negates: `ismissing(${attribute})` }
+          : { query: `ismissing(${attribute})`, positive: true }
       case '$eq':
       case '$ne': {
         const match = matchOf(field, [value], at)
-        return operator === '$eq' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+        return operator === '$eq' ? { query: match, positive: true } : { query: `-${match}`, positive: false, negates: match }
       }
       case '$in':
       case '$nin': {
         if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST) fail(at, `takes a list of 1 to ${MAX_LIST} values`)
         const match = matchOf(field, value, at)
-        return operator === '$in' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+        return operator === '$in' ? { query: match, positive: true } : { query: `-${match}`, positive: false, negates: match }
       }
       case '$gt':
       case '$gte':
@@ -143,7 +169,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       case '$prefix': {
         const prefix = tagValueOf(value, at)
         if ([...prefix].length < MIN_PREFIX) fail(at, `takes a prefix of at least ${MIN_PREFIX} characters (white space around it aside)`)
-        expands = true
+        prefixes.push({ attribute, value: tagParam(prefix) })
         return { query: `${attribute}:{${param(tagParam(prefix))}*}`, positive: true }
       }
       case '$text': {
@@ -201,9 +227,9 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     return String(value)
   }
 
-  const root = compile(filter ?? {}, '', 0)
+  const root = compile(filter ?? {}, '', 0, false)
   if (!root.positive) {
     throw new BadRequestError('The filter only says what documents lack ($ne, $nin, $not, $exists: true): add a condition they must meet')
   }
-  return { query: root.query, params, ...(expands ? { expands } : {}) }
+  return { query: root.query, params, ...(prefixes.length > 0 ? { prefixes } : {}) }
 }

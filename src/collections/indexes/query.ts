@@ -25,7 +25,7 @@ export function createQueryRunner (redis: Redis, options: QueryOptions) {
   return {
     /** Refuses a plan RediSearch would answer only in part (a `$prefix` past its expansion bound). */
     async screen (plan: Pick<QueryPlan, 'index' | 'filter'>): Promise<void> {
-      if (plan.filter.expands === true) await refuseTruncatedPrefixes(searcher, plan, await masters())
+      if (plan.filter.prefixes !== undefined) await refuseTruncatedPrefixes(searcher, plan, await masters())
     },
 
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */

@@ -67,7 +67,7 @@ describe('queries agree with the reference evaluator', () => {
     let asked = 0
     for (let round = 0; round < 60; round++) {
       const filter = randomFilter(rng)
-      if ('$or' in filter || '$not' in filter) continue
+      if (/"\$(or|not)"/.test(JSON.stringify(filter))) continue
       asked++
       const sort = randomSort(rng)
       const limit = 1 + rng.int(12)
