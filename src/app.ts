@@ -39,14 +39,15 @@ import { collectionSchemaComponents } from './collections/schema-route-schemas.j
 import schemaRoutes from './collections/schema-routes.js'
 import indexesPlugin from './collections/indexes/plugin.js'
 import { indexAnswerSchemas, indexSchemaComponents } from './collections/indexes/route-schemas.js'
+import { aggregateAnswerSchemas, aggregateSchemaComponents } from './collections/indexes/aggregate-route-schemas.js'
 import indexRoutes from './collections/indexes/routes.js'
 
 /** Schemas that request bodies reference by `$id`: the validators know them. */
-const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...indexSchemaComponents, ...tokenBodySchemas, ...ticketBodySchemas]
+const bodySchemas = [...sharedSchemas, ...collectionSchemaComponents, ...indexSchemaComponents, ...aggregateSchemaComponents, ...tokenBodySchemas, ...ticketBodySchemas]
 /** Every named schema: each becomes an OpenAPI component that bodies and answers reference. */
 const namedSchemas = [
   ...bodySchemas, ...documentAnswerSchemas, ...listingAnswerSchemas, ...batchAnswerSchemas, ...ttlAnswerSchemas, ...metaAnswerSchemas,
-  ...tokenAnswerSchemas, ...indexAnswerSchemas, ...ticketAnswerSchemas
+  ...tokenAnswerSchemas, ...indexAnswerSchemas, ...aggregateAnswerSchemas, ...ticketAnswerSchemas
 ]
 
 /** Headers that carry credentials, never written to a log line (pino's redact option). */
@@ -120,7 +121,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     await app.register(answerCachePlugin)
     await app.register(indexesPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
-      queryTimeoutMs: config.queryTimeoutMs, maxClusterMatches: config.maxClusterMatches
+      queryTimeoutMs: config.queryTimeoutMs, maxClusterMatches: config.maxClusterMatches,
+      maxAggregateMatches: config.maxAggregateMatches
     })
 
     // Cross-cutting hooks, which every request on every route meets before the route's own: the request id

@@ -40,6 +40,7 @@ export const environmentSchema = {
     QUERY_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 500 },
     // On a Redis Cluster, the matches of a query one master may answer for the service to order: see Redis Cluster in the README.
     MAX_CLUSTER_MATCHES: { type: 'integer', minimum: 1, maximum: 100000, default: 10000 },
+    MAX_AGGREGATE_MATCHES: { type: 'integer', minimum: 1, maximum: 1000000, default: 100000 },
     // Replicas every write waits for (WAIT) before it is acknowledged: see Durability in the README.
     WRITE_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
     WRITE_REPLICAS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 1000 },
@@ -76,7 +77,7 @@ export const environmentSchema = {
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
     'MAX_DOCUMENT_BYTES', 'MAX_REPLY_BYTES', 'MAX_WORK_BYTES', 'MAX_JSONPATH_VALUES',
-    'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'MAX_CLUSTER_MATCHES', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
+    'REDIS_TIMEOUT_MS', 'QUERY_TIMEOUT_MS', 'MAX_CLUSTER_MATCHES', 'MAX_AGGREGATE_MATCHES', 'WRITE_REPLICAS', 'WRITE_REPLICAS_TIMEOUT_MS', 'RETRY_AFTER_SECONDS', 'CACHE_MAX_ENTRIES', 'LOG_REQUESTS', 'MAX_CONNECTIONS', 'HEADERS_TIMEOUT_MS',
     'REQUEST_TIMEOUT_MS', 'IDLE_TIMEOUT_MS', 'MAX_UPLOADS', 'MAX_WAITING_UPLOADS', 'MAX_VALIDATION_MS',
     'MAX_VALIDATION_MEMORY_MB', 'WORKERS', 'AUTH_DISABLED', 'RATE_LIMIT', 'EVENTS_MAXLEN', 'EVENTS_RETENTION_MS', 'EVENTS_FEED_MAXLEN', 'EVENTS_MAX_ENTRY_BYTES',
     'STREAM_HEARTBEAT_MS', 'MAX_STREAMS', 'STREAM_TICKET_TTL_MS', 'STREAM_CATCH_UP_READS'],
@@ -120,6 +121,8 @@ export interface AppConfig {
   queryTimeoutMs: number
   /** On a Redis Cluster, most matches of a query one master answers for the service to order (see the query runner). */
   maxClusterMatches: number
+  /** Most documents an aggregation reads (see the aggregations). */
+  maxAggregateMatches: number
   /** WRITE_REPLICAS: the replicas every write waits for, and how long; none when undefined. */
   writeReplicas?: { replicas: number, timeoutMs: number }
   retryAfterSeconds: number
@@ -207,6 +210,7 @@ export function appConfigFrom (environment: Environment, redis: RedisConnection)
     // A search is one call to Redis: it must end, refused, before the call's own deadline.
     queryTimeoutMs: Math.min(environment.QUERY_TIMEOUT_MS, Math.max(1, Math.floor(environment.REDIS_TIMEOUT_MS / 2))),
     maxClusterMatches: environment.MAX_CLUSTER_MATCHES,
+    maxAggregateMatches: environment.MAX_AGGREGATE_MATCHES,
     ...(environment.WRITE_REPLICAS === 0 ? {} : { writeReplicas: { replicas: environment.WRITE_REPLICAS, timeoutMs: environment.WRITE_REPLICAS_TIMEOUT_MS } }),
     retryAfterSeconds: environment.RETRY_AFTER_SECONDS,
     cacheMaxEntries: environment.CACHE_MAX_ENTRIES,

@@ -334,6 +334,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection}/aggregate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count, add up and group the documents of a collection
+         * @description Groups the documents matching the filter by up to two tag or boolean fields and answers each group's count, sums, means, minima and maxima of number fields, exactly (IEEE doubles). Only documents the credentials may read count.
+         */
+        post: operations["aggregateCollection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/collections/{collection}/query": {
         parameters: {
             query?: never;
@@ -856,6 +876,47 @@ export interface components {
             /** @description The `cursor` of the previous page of the same query */
             cursor?: string;
         };
+        /** @description One operator: `{"$count": {}}` (documents in the group), or `{"$sum": pointer}`, `{"$avg": pointer}`, `{"$min": pointer}`, `{"$max": pointer}` of a number field of the index (documents without a number there do not count; `$avg`, `$min` and `$max` of none are null, `$sum` of none is 0) */
+        AggregateMetric: {
+            $count?: Record<string, never>;
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
+            $sum?: string;
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
+            $avg?: string;
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
+            $min?: string;
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
+            $max?: string;
+        };
+        /** @description Either a metric of the request or a pointer of `groupBy` (one of the two), and the direction; null values come last either way */
+        AggregateSort: {
+            metric?: string;
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
+            pointer?: string;
+            /** @enum {string} */
+            order?: "asc" | "desc";
+        };
+        /** @description Groups of the documents a filter matches, and what they count and add up to: see Aggregations in the README */
+        AggregateRequest: {
+            /** @description The query filter: the same grammar and refusals as `POST /collections/{collection}/query` */
+            filter?: {
+                [key: string]: unknown;
+            };
+            /** @description Tag or boolean fields of the index the groups are made by (none: one group of every match). A document whose tag holds an array counts once in the group of each distinct member; one without a value is in the group whose key holds null */
+            groupBy?: string[];
+            /** @description Each group's values, by the names given here */
+            metrics?: {
+                [key: string]: components["schemas"]["AggregateMetric"];
+            };
+            /** @description The groups' order; ties, and the order without a sort, go by key */
+            sort?: components["schemas"]["AggregateSort"][];
+            /**
+             * Format: int32
+             * @description Most groups answered
+             * @default 100
+             */
+            limit: number;
+        };
         /** @description Rights on every key that starts with `prefix` */
         Scope: {
             /** @description Keys starting with this prefix, byte for byte; end it with the separator to stop at a boundary (`users:42:`) */
@@ -1018,6 +1079,19 @@ export interface components {
              * @description With `Prefer: count=exact`: how many documents match in all
              */
             count?: number;
+        };
+        /** @description A group: its key (per groupBy pointer, the value, or null) and its metrics by name */
+        AggregateGroup: {
+            key: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description The groups, in order, and whether more groups exist past the limit */
+        AggregateAnswer: {
+            groups: components["schemas"]["AggregateGroup"][];
+            truncated: boolean;
         };
         /** @description A stream ticket: shown this once, stored only hashed */
         StreamTicket: {
@@ -6228,6 +6302,162 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    aggregateCollection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                collection: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AggregateRequest"];
+            };
+        };
+        responses: {
+            /** @description The groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AggregateAnswer"];
+                };
+            };
+            /** @description Malformed request; Malformed HTTP message; Request body is not valid JSON; Invalid JSONPath expression; Request does not match its schema; Not a usable JSON Schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Credentials missing or invalid */
+            401: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not within the credentials' scopes */
+            403: {
+                headers: {
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing at this location; No such route */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";r=<requests left>;t=<seconds until the window ends>` */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT) */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request header fields too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

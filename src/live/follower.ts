@@ -49,7 +49,7 @@ export abstract class EntryFollower {
     // A position from the future (beyond any clock skew) is no event of this stream: it starts afresh too.
     if (resumeFrom !== undefined && resumable(resumeFrom, this.follower.retentionMs)) {
       this.last = resumeFrom
-      this.resumed()
+      await this.resumed()
     } else {
       await this.restart(resumeFrom, resumeFrom === undefined ? undefined : TOO_OLD)
     }
@@ -70,7 +70,7 @@ export abstract class EntryFollower {
   }
 
   /** Called when the stream resumes from the client's position, before any entry. */
-  protected resumed (): void {}
+  protected resumed (): void | Promise<void> {}
 
   /** Keeps an idle stream open through proxies. */
   heartbeat (): void {

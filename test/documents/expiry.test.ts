@@ -61,6 +61,21 @@ describe('/ttl/{key}', () => {
     expect((await get(app, `/docs/${key}`)).headers.etag).toBe(created.headers.etag)
   })
 
+  it('never changes the ETag of a document written straight into Redis: reading its TTL, its metadata, or setting one', async () => {
+    const key = uniqueKey()
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$', '{"a":1}'])
+    const etag = (await get(app, `/docs/${key}`)).headers.etag
+    expect(etag).toBe('"0"')
+    expect(await ttlOf(key)).toBeNull()
+    expect((await app.inject({ method: 'GET', url: `/meta/${key}` })).statusCode).toBe(200)
+    expect((await get(app, `/docs/${key}`)).headers.etag).toBe(etag)
+    const set = await app.inject({ method: 'PUT', url: `/ttl/${key}`, payload: { ttl: 60 }, headers: { 'if-match': etag! } })
+    expect(set.statusCode).toBe(200)
+    expect(set.headers.etag).toBe(etag)
+    expect((await get(app, `/docs/${key}`)).headers.etag).toBe(etag)
+    expect((await put(app, `/docs/${key}/a`, 2, { 'if-match': etag! })).statusCode).toBe(200)
+  })
+
   it('honours If-Match, and is 404 for a missing document', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, 1)

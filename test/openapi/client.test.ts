@@ -201,6 +201,11 @@ describe('the generated client', () => {
     } as const
     expect((await client.GET('/collections/{collection}/query', short)).data).toEqual(found.data)
     expect((await client.HEAD('/collections/{collection}/query', short)).response.status).toBe(200)
+    const grouped = await client.POST('/collections/{collection}/aggregate', {
+      params: { path: { collection } },
+      body: { groupBy: ['/tags'], metrics: { n: { $count: {} }, total: { $sum: '/price' }, lo: { $min: '/price' } }, sort: [{ metric: 'n', order: 'desc' }], limit: 10 }
+    })
+    expect(grouped.data).toEqual({ groups: [{ key: { '/tags': 'sale' }, n: 3, total: 25.5, lo: 4 }], truncated: false })
     expect((await client.DELETE('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(204)
   })
 

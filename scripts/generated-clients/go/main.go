@@ -393,6 +393,14 @@ func queries(c *jsondocs.ClientWithResponses) {
 	}))
 	expectStatus("HEAD short query", shortHead.HTTPResponse, 200)
 
+	var aggregate jsondocs.AggregateRequest
+	if err := json.Unmarshal([]byte(`{"groupBy":["/tags"],"metrics":{"n":{"$count":{}},"total":{"$sum":"/price"},"lo":{"$min":"/price"}},"sort":[{"metric":"n","order":"desc"}]}`), &aggregate); err != nil {
+		fail("aggregate request: %v", err)
+	}
+	grouped := must(c.AggregateCollectionWithResponse(ctx, collection, aggregate))
+	expectStatus("aggregate", grouped.HTTPResponse, 200)
+	expectJSON("aggregate groups", grouped.JSON200, `{"groups":[{"key":{"/tags":"sale"},"lo":4,"n":3,"total":25.5}],"truncated":false}`)
+
 	expectStatus("remove index", must(c.DeleteIndexWithResponse(ctx, collection)).HTTPResponse, 204)
 	removed := must(c.GetIndexWithResponse(ctx, collection))
 	expectStatus("removed index", removed.HTTPResponse, 404)

@@ -16,6 +16,7 @@ from jsondocs_client import (
     DocumentsApi, ExpiryApi, HealthApi, IndexDefinition, IndexField, ListingApi, LiveApi, MetricsApi, OpenapiApi, OperationsApi,
     QueriesApi, QueryRequest, QuerySort, SchemasApi, TtlBody
 )
+from jsondocs_client.models import AggregateRequest
 from jsondocs_client.models import (
     AddPatchOperation, AppendOperation, ClearOperation, IncrOperation, IndexOfOperation, InsertOperation,
     JsonPatchOperation, MultOperation, Operation, OperationBody, PopOperation, PushOperation, Scope, TestPatchOperation,
@@ -272,6 +273,13 @@ def queries(api: QueriesApi, documents_api: DocumentsApi):
     expect('short query Preference-Applied', short_found.headers['preference-applied'], 'count=exact')
     expect('short query page', short_found.data.to_dict(), page.to_dict())
     expect('HEAD short query', api.head_collection_query_with_http_info(collection, **short).status_code, 200)
+
+    grouped = api.aggregate_collection_with_http_info(collection, AggregateRequest.from_dict({
+        'groupBy': ['/tags'], 'metrics': {'n': {'$count': {}}, 'total': {'$sum': '/price'}, 'lo': {'$min': '/price'}},
+        'sort': [{'metric': 'n', 'order': 'desc'}]
+    }))
+    expect('aggregate', grouped.status_code, 200)
+    expect('aggregate groups', grouped.data.to_dict(), {'groups': [{'key': {'/tags': 'sale'}, 'n': 3, 'total': 25.5, 'lo': 4}], 'truncated': False})
 
     expect('remove index', api.delete_index_with_http_info(collection).status_code, 204)
     problem('removed index', lambda: api.get_index(collection), 404, 'DOCS_ERR_NOT_FOUND')

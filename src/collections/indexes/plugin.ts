@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin'
+import { redisCall } from '../../redis/deadline.js'
+import { createAggregations } from './aggregate.js'
 import { createQueries, type Queries } from './queries.js'
 import { createQueryRunner } from './query.js'
 import { createSearchModuleCheck } from './search-module.js'
+import { createSearcher } from './search.js'
 import { createIndexStorage, type IndexStorage } from './storage.js'
 
 export interface IndexesPluginOptions {
@@ -12,6 +15,8 @@ export interface IndexesPluginOptions {
   queryTimeoutMs: number
   /** On a Redis Cluster, most matches of a query one master answers. */
   maxClusterMatches: number
+  /** Most documents an aggregation reads. */
+  maxAggregateMatches: number
 }
 
 declare module 'fastify' {
@@ -23,10 +28,15 @@ declare module 'fastify' {
 /** Collection indexes (RediSearch on JSON) and the queries they answer. */
 export default fp<IndexesPluginOptions>(async function indexesPlugin (app, options) {
   const storage = createIndexStorage(app.redis, app.redisWrites, options)
-  const runner = createQueryRunner(app.redis, { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
+  const queryOptions = { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
     maxClusterMatches: options.maxClusterMatches
-  })
+  }
+  const runner = createQueryRunner(app.redis, queryOptions)
+  const aggregations = createAggregations(createSearcher(app.redis.isCluster, queryOptions), app.documents,
+    () => redisCall(app.redis.masters(), options.timeoutMs), { maxMatches: options.maxAggregateMatches })
   app.decorate('indexes', {
-    storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix), searchModule: createSearchModuleCheck(app.redis, options.timeoutMs)
+    storage,
+    queries: createQueries(storage, runner, app.documents, options.keyPrefix, aggregations),
+    searchModule: createSearchModuleCheck(app.redis, options.timeoutMs)
   })
 }, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })

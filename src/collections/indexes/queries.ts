@@ -2,6 +2,7 @@ import { BadRequestError, IndexBuildingError, NotFoundError } from '../../errors
 import { etagOf } from '../../http/conditional.js'
 import { formatPointer, parsePointer } from '../../documents/pointer.js'
 import type { DocumentStore } from '../../documents/store/index.js'
+import type { AggregateRequest, Aggregations } from './aggregate.js'
 import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
 import { compileFilter } from './filter.js'
 import { readProjected } from './projection.js'
@@ -37,7 +38,7 @@ export interface QueryAnswer {
  * master, then its documents (or the requested pointers) read as RedisJSON holds them, each with the ETag
  * of its version. `readable` bounds the answer to keys under those document key prefixes.
  */
-export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string) {
+export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string, aggregations: Aggregations) {
   async function activeIndex (collection: string, fresh = false): Promise<ActiveIndex> {
     const index = await storage.active(collection, fresh)
     if (index === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
@@ -85,6 +86,11 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
   }
 
   return {
+    /** The groups of an aggregation, as JSON text, over the documents under `readable` (document key prefixes) when given. */
+    async aggregate (collection: string, request: AggregateRequest, readable: string[] | undefined): Promise<string> {
+      return await onActiveIndex(collection, (index) => aggregations.run(index, request, readable?.map((prefix) => keyPrefix + prefix)))
+    },
+
     async run (collection: string, request: QuerySource, { readable, count }: { readable?: string[], count: boolean }): Promise<QueryAnswer> {
       if ((request.fields?.length ?? 0) > MAX_FIELDS) throw new BadRequestError(`fields: at most ${MAX_FIELDS} pointers`)
       const projection = (request.fields ?? []).map((pointer, position) => {

@@ -4,6 +4,8 @@ import { listingReach } from '../../access/scopes.js'
 import { BadRequestError, NotFoundError, UriTooLongError } from '../../errors.js'
 import { collectionRoute, type CollectionParams } from '../collection-route.js'
 import { indexFieldsOf, schemaDisagreement, type IndexDefinition } from './definition.js'
+import type { AggregateRequest } from './aggregate.js'
+import { aggregateRouteSchema } from './aggregate-route-schemas.js'
 import type { QueryRequest, QuerySource } from './queries.js'
 import { indexRouteSchemas, MAX_QUERY_URL_BYTES } from './route-schemas.js'
 import { checkPercentEncoding, shortQueryOf, type ShortQueryString } from './short-query.js'
@@ -51,17 +53,30 @@ export default async function indexRoutes (app: FastifyInstance) {
 
   // The read right is checked on each document: only those under the caller's read scopes are found or counted.
   // The query is read (queryOf) once the caller may read some of the collection: one who may not is 403, whatever it says.
-  async function answerQuery (request: FastifyRequest<{ Params: CollectionParams }>, reply: FastifyReply, queryOf: () => QuerySource) {
-    const collection = collectionOf(request)
+  function readableReach (request: FastifyRequest, reply: FastifyReply, collection: string): 'all' | string[] {
     const reach = listingReach(request.access, collection + separator)
     if (reach === 'none') {
       throw denied(reply, request.access, `The credentials' scopes give no "read" right on documents of collection ${JSON.stringify(collection)}`)
     }
+    return reach
+  }
+
+  async function answerQuery (request: FastifyRequest<{ Params: CollectionParams }>, reply: FastifyReply, queryOf: () => QuerySource) {
+    const collection = collectionOf(request)
+    const reach = readableReach(request, reply, collection)
     const count = /\bcount\s*=\s*"?exact\b/i.test(String(request.headers.prefer ?? ''))
     const answer = await queries.run(collection, queryOf(), { ...(reach === 'all' ? {} : { readable: reach }), count })
     if (count) reply.header('Preference-Applied', 'count=exact')
     return reply.type('application/json').send(answer.text)
   }
+
+  app.post<{ Params: CollectionParams, Body: AggregateRequest }>('/collections/:collection/aggregate',
+    { schema: aggregateRouteSchema(separator), config: { access: { right: 'read' } } }, async (request, reply) => {
+      const collection = collectionOf(request)
+      const reach = readableReach(request, reply, collection)
+      const text = await queries.aggregate(collection, request.body, reach === 'all' ? undefined : reach)
+      return reply.type('application/json').send(text)
+    })
 
   app.post<{ Params: CollectionParams, Body: QueryRequest }>('/collections/:collection/query', { schema: schemas.query, config: { access: { right: 'read' } } },
     async (request, reply) => answerQuery(request, reply, () => request.body))

@@ -74,7 +74,10 @@ export function createSearcher (isCluster: boolean, { keyPrefix, timeoutMs, redi
       if (error instanceof Error && TIMED_OUT.test(error.message) && !isUnknownIndex(error)) throw tooSlow()
       throw error
     }
-    const fields = fieldsOfReply(reply)
+    // WITHCURSOR and FT.CURSOR READ answer [the reply, the cursor's id]: the id is answered as `cursor`.
+    const cursor = Array.isArray(reply) && reply.length === 2 && typeof reply[0] === 'object' && typeof reply[1] === 'number' ? reply[1] : undefined
+    const fields = fieldsOfReply(cursor === undefined ? reply : (reply as unknown[])[0])
+    if (cursor !== undefined) fields.set('cursor', cursor)
     const warnings = fields.get('warning')
     if (Array.isArray(warnings) && warnings.some((warning) => TIMED_OUT.test(String(warning)))) throw tooSlow()
     return fields

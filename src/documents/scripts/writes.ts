@@ -85,7 +85,7 @@ export const expiryScript = guardedWrite('expiry', {}, noValue, `
 local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if ttl ~= '' and not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
-if redis.call('EXISTS', ver) == 0 then bump(ver) end
+-- A document written straight into Redis has no record: its version stays '0' (a TTL is no change of its value).
 local version = versionRecord(ver)
 return { 'ok', version, false, applyTtl(doc, ver, ttl) or false }
 `)

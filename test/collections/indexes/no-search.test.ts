@@ -36,6 +36,7 @@ describe('a Redis without the Search module', () => {
     expectNoSearch(await query(app, 'orders', { filter: { '/status': 'open' } }))
     expectNoSearch(await shortQuery(app, 'orders', [['/status', 'open']]))
     expectNoSearch(await shortQuery(app, 'orders', [['/status', 'open']], {}, 'HEAD'), false)
+    expectNoSearch(await app.inject({ method: 'POST', url: '/collections/orders/aggregate', payload: { metrics: { n: { $count: {} } } } }))
     expect((await get(app, '/docs/orders:1')).json()).toEqual({ status: 'open' })
   })
 })

@@ -36,6 +36,10 @@ describe('a $prefix shared by more distinct values than RediSearch expands', () 
         expect(response.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAXEXPANSIONS', max: 200 })
       }
     }
+    const grouped = await app.inject({ method: 'POST', url: '/collections/pfx/aggregate',
+      payload: { filter: { '/code': { $prefix: 'pre' } }, metrics: { n: { $count: {} } } } })
+    expect(grouped.statusCode, grouped.body).toBe(422)
+    expect(grouped.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAXEXPANSIONS' })
     const short = await shortQuery(app, 'pfx', [['/code', 'prefix:pre']])
     if (!onCluster) expect(short.statusCode).toBe(422)
   }, 60_000)

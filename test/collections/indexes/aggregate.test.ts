@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest'
+import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../../access/guarded-app.js'
+import { buildTestApp, get, put } from '../../helpers/app.js'
+import { eventually } from '../../helpers/local-redis.js'
+import { referenceAggregate, type AggregateBody, type Group, type Metric } from './aggregate-reference.js'
+import { indexReady } from './helpers.js'
+import { FIELDS, random, randomFilter, uniqueDocs } from './random-queries.js'
+import { matches, type Doc } from './reference.js'
+
+/*
+ * Aggregations: random filters, groupings and metrics over random documents agree with a reference computed
+ * from the documents (written from the README), through the admin's credentials and a scoped token's.
+ */
+
+const app = await buildGuardedApp()
+const admin = bearer(ADMIN_TOKEN)
+const TYPES = { '/s': 'tag', '/tags': 'tag', '/b': 'boolean' } as const
+
+async function aggregate (collection: string, body: unknown, headers: Record<string, string> = admin) {
+  return await app.inject({
+    method: 'POST', url: `/collections/${encodeURIComponent(collection)}/aggregate`, payload: JSON.stringify(body),
+    headers: { 'content-type': 'application/json', ...headers }
+  })
+}
+
+async function load (collection: string, docs: readonly Doc[]) {
+  for (const doc of docs) expect((await put(app, `/docs/${encodeURIComponent(doc.key)}`, doc.value, admin)).statusCode).toBeLessThan(300)
+  const url = `/collections/${encodeURIComponent(collection)}/index`
+  expect([200, 202]).toContain((await put(app, url, { fields: FIELDS }, admin)).statusCode)
+  await eventually(async () => (await get(app, url, admin)).json().state === 'ready')
+}
+
+function randomBody (rng: ReturnType<typeof random>): AggregateBody {
+  const groupBy = [...new Set(Array.from({ length: rng.int(3) }, () => rng.pick(Object.keys(TYPES))))]
+  const metrics: Record<string, Metric> = {}
+  const sortable: string[] = []
+  for (let count = rng.int(5); count > 0; count--) {
+    const operator = rng.pick(['$count', '$sum', '$avg', '$min', '$max'] as const)
+    const name = `m${count}`
+    metrics[name] = (operator === '$count' ? { $count: {} } : { [operator]: rng.pick(['/n', '/w x']) }) as Metric
+    // Sums and means are compared within a rounding: the order they give may differ by it, so sorts use the exact ones.
+    if (operator === '$count' || operator === '$min' || operator === '$max') sortable.push(name)
+  }
+  const sort = rng.chance(0.6)
+    ? [...(sortable.length > 0 && rng.chance(0.6) ? [{ metric: rng.pick(sortable) }] : groupBy.length > 0 ? [{ pointer: rng.pick(groupBy) }] : [])]
+        .map((entry) => ({ ...entry, order: rng.pick(['asc', 'desc'] as const) }))
+    : []
+  return { filter: randomFilter(rng), groupBy, metrics, ...(sort.length > 0 ? { sort } : {}), limit: 1 + rng.int(rng.chance(0.5) ? 5 : 200) }
+}
+
+function expectAgreement (answer: { groups: Group[], truncated: boolean }, docs: readonly Doc[], body: AggregateBody) {
+  const expected = referenceAggregate(docs.filter((doc) => matches(doc, body.filter ?? {}, FIELDS)), body, TYPES)
+  const what = JSON.stringify(body)
+  expect(answer.truncated, what).toBe(expected.truncated)
+  expect(answer.groups.map((group) => group.key), what).toEqual(expected.groups.map(({ group }) => group.key))
+  answer.groups.forEach((group, position) => {
+    const { group: reference, scale } = expected.groups[position]!
+    for (const [name, value] of Object.entries(reference)) {
+      if (name === 'key') continue
+      if (typeof value === 'number' && name in scale) {
+        expect(Math.abs((group[name] as number) - value), `${name} of ${JSON.stringify(group.key)} in ${what}`).toBeLessThanOrEqual(scale[name]! * 1e-12)
+      } else {
+        expect(group[name], `${name} of ${JSON.stringify(group.key)} in ${what}`).toEqual(value)
+      }
+    }
+  })
+}
+
+describe('aggregations agree with the reference over the documents', () => {
+  it.each([5, 77])('random filters, groupings, metrics, sorts and limits (seed %i)', async (seed) => {
+    const rng = random(seed)
+    const collection = `agg${seed}`
+    const docs = uniqueDocs(rng, collection, 200)
+    await load(collection, docs)
+    for (let round = 0; round < 40; round++) {
+      const body = randomBody(rng)
+      const response = await aggregate(collection, body)
+      expect(response.statusCode, response.body).toBe(200)
+      expectAgreement(response.json(), docs, body)
+    }
+    // Through a token that may read some of the collection: its totals are its own documents' alone.
+    const prefixes = ['a', '日', '\\', '"q', '{x'].map((part) => `${collection}:${part}`)
+    const { token } = await tokenFor(app, prefixes.map((prefix) => ({ prefix, rights: ['read'] })))
+    const readable = docs.filter((doc) => prefixes.some((prefix) => doc.key.startsWith(prefix)))
+    expect(readable.length).toBeGreaterThan(10)
+    for (let round = 0; round < 15; round++) {
+      const body = randomBody(rng)
+      const response = await aggregate(collection, body, bearer(token))
+      expect(response.statusCode, response.body).toBe(200)
+      expectAgreement(response.json(), readable, body)
+    }
+  }, 120_000)
+
+  it('named cases: tag arrays count once per distinct member, no value and null and [] in the null group, a string "[]" its own', async () => {
+    const collection = 'aggnamed'
+    const docs: Doc[] = [
+      { key: `${collection}:1`, value: { s: 'paid', tags: ['x', 'y', 'x'], n: 10, b: true } },
+      { key: `${collection}:2`, value: { s: 'paid', tags: [], n: 2.5 } },
+      { key: `${collection}:3`, value: { s: '[]', tags: ['[]'], n: null } },
+      { key: `${collection}:4`, value: { tags: ['y'], 'w x': [1, 2] } },
+      { key: `${collection}:5`, value: { s: null, n: -1, b: false } },
+      { key: `${collection}:6`, value: { s: 'Ü @at', n: 1e21 } }
+    ]
+    await load(collection, docs)
+    const body = {
+      groupBy: ['/tags'],
+      metrics: { n: { $count: {} }, total: { $sum: '/n' }, mean: { $avg: '/n' }, lo: { $min: '/n' }, hi: { $max: '/n' }, w: { $sum: '/w x' } }
+    }
+    const response = await aggregate(collection, body)
+    expect(response.statusCode, response.body).toBe(200)
+    expect(response.json()).toEqual({
+      groups: [
+        { key: { '/tags': '[]' }, n: 1, total: 0, mean: null, lo: null, hi: null, w: 0 },
+        { key: { '/tags': 'x' }, n: 1, total: 10, mean: 10, lo: 10, hi: 10, w: 0 },
+        { key: { '/tags': 'y' }, n: 2, total: 10, mean: 10, lo: 10, hi: 10, w: 0 },
+        { key: { '/tags': null }, n: 3, total: 1e21 + 1.5, mean: (1e21 + 1.5) / 3, lo: -1, hi: 1e21, w: 0 }
+      ],
+      truncated: false
+    })
+    const two = await aggregate(collection, { groupBy: ['/s', '/b'], metrics: { n: { $count: {} } }, sort: [{ metric: 'n', order: 'desc' }], limit: 2 })
+    expect(two.json()).toEqual({
+      // Equal counts go by key: each value byte by byte, null last.
+      groups: [{ key: { '/s': '[]', '/b': null }, n: 1 }, { key: { '/s': 'paid', '/b': true }, n: 1 }],
+      truncated: true
+    })
+    const all = await aggregate(collection, { metrics: { n: { $count: {} } } })
+    expect(all.json()).toEqual({ groups: [{ key: {}, n: 6 }], truncated: false })
+    const none = await aggregate(collection, { filter: { '/s': 'nothing' }, metrics: { n: { $count: {} } } })
+    expect(none.json()).toEqual({ groups: [], truncated: false })
+  })
+
+  it('refuses what it cannot answer with a problem, and a caller without the read right', async () => {
+    const collection = 'aggnamed'
+    for (const [body, status] of [
+      [{ groupBy: ['/n'] }, 400],
+      [{ groupBy: ['/nope'] }, 400],
+      [{ groupBy: ['/s', '/b', '/tags'] }, 400],
+      [{ metrics: { t: { $sum: '/s' } } }, 400],
+      [{ metrics: { t: { $sum: '/n', $avg: '/n' } } }, 400],
+      [{ metrics: { key: { $count: {} } } }, 400],
+      [{ metrics: { n: { $count: {} } }, sort: [{ metric: 'other' }] }, 400],
+      [{ groupBy: ['/s'], sort: [{ pointer: '/b' }] }, 400],
+      [{ limit: 0 }, 400],
+      [{ filter: { '/nope': 1 } }, 400]
+    ] as const) {
+      const response = await aggregate(collection, body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(status)
+      expect(response.headers['content-type']).toContain('application/problem+json')
+    }
+    const { token } = await tokenFor(app, [{ prefix: 'elsewhere:', rights: ['read'] }])
+    expect((await aggregate(collection, { metrics: { n: { $count: {} } } }, bearer(token))).statusCode).toBe(403)
+    expect((await aggregate('noindex', { metrics: { n: { $count: {} } } })).statusCode).toBe(404)
+  })
+
+  it('refuses to read more than MAX_AGGREGATE_MATCHES documents (422), never answering part', async () => {
+    const bounded = await buildTestApp({ maxAggregateMatches: 3 })
+    const collection = 'aggbound'
+    for (let index = 0; index < 5; index++) await put(bounded, `/docs/${collection}:${index}`, { s: 'a', n: index })
+    await indexReady(bounded, collection, FIELDS)
+    const over = await bounded.inject({ method: 'POST', url: `/collections/${collection}/aggregate`, payload: { metrics: { n: { $count: {} } } } })
+    expect(over.statusCode).toBe(422)
+    expect(over.body).toContain('MAX_AGGREGATE_MATCHES')
+    const within = await bounded.inject({ method: 'POST', url: `/collections/${collection}/aggregate`, payload: { filter: { '/n': { $lt: 2 } }, metrics: { n: { $count: {} } } } })
+    expect(within.json()).toEqual({ groups: [{ key: {}, n: 2 }], truncated: false })
+  })
+})
