@@ -34,6 +34,7 @@ export const problemTypes = {
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
+  DOCS_ERR_NO_SEARCH: { status: 501, title: 'This Redis has no Search module' },
   DOCS_ERR_REDIS_UNAVAILABLE: { status: 503, title: 'Storage unavailable' },
   DOCS_ERR_REPLICATION_TIMEOUT: { status: 503, title: 'Write not confirmed by the replicas' },
   DOCS_ERR_SERVICE_BUSY: { status: 503, title: 'Service busy' },
@@ -77,6 +78,7 @@ export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
   'Document "%s" kept changing while its write was validated; retry the request')
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
+export const NoSearchError = define('DOCS_ERR_NO_SEARCH', '%s')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
   'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')

@@ -1168,6 +1168,7 @@ export interface components {
          *     | `DOCS_ERR_HEADERS_TOO_LARGE` | 431 | Request header fields too large | `/problems/headers-too-large` |
          *     | `DOCS_ERR_RATE_LIMITED` | 429 | Too many requests | `/problems/rate-limited` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
+         *     | `DOCS_ERR_NO_SEARCH` | 501 | This Redis has no Search module | `/problems/no-search` |
          *     | `DOCS_ERR_REDIS_UNAVAILABLE` | 503 | Storage unavailable | `/problems/redis-unavailable` |
          *     | `DOCS_ERR_REPLICATION_TIMEOUT` | 503 | Write not confirmed by the replicas | `/problems/replication-timeout` |
          *     | `DOCS_ERR_SERVICE_BUSY` | 503 | Service busy | `/problems/service-busy` |
@@ -1180,18 +1181,18 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/no-search" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
-            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 414 | 415 | 422 | 431 | 429 | 500 | 503 | 406;
+            status: 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 414 | 415 | 422 | 431 | 429 | 500 | 501 | 503 | 406;
             /** @description What happened, for people */
             detail: string;
             /**
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NO_SEARCH" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1240,6 +1241,12 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /**
+                         * @description Present when Redis has no Search module: index and query routes are 501
+                         * @constant
+                         */
+                        search?: "absent";
+                        detail?: string;
                     };
                 };
             };
@@ -1349,6 +1356,12 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /**
+                         * @description Present when Redis has no Search module: index and query routes are 501
+                         * @constant
+                         */
+                        search?: "absent";
+                        detail?: string;
                     };
                 };
             };
@@ -1458,6 +1471,12 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /**
+                         * @description Present when Redis has no Search module: index and query routes are 501
+                         * @constant
+                         */
+                        search?: "absent";
+                        detail?: string;
                     };
                 };
             };
@@ -5922,6 +5941,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
@@ -6053,6 +6081,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
@@ -6158,6 +6195,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
@@ -6244,6 +6290,13 @@ export interface operations {
             };
             /** @description Request header fields too large */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description This Redis has no Search module */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6387,6 +6440,15 @@ export interface operations {
             };
             /** @description Request header fields too large */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Redis has no Search module */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6541,6 +6603,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
@@ -6661,6 +6732,13 @@ export interface operations {
             };
             /** @description Request header fields too large */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description This Redis has no Search module */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6809,6 +6887,15 @@ export interface operations {
             };
             /** @description Request header fields too large */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Redis has no Search module */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6968,6 +7055,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Redis has no Search module */
+            501: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Storage unavailable; Write not confirmed by the replicas; Service busy; Service not ready; Too many live streams */
             503: {
                 headers: {
@@ -7093,6 +7189,13 @@ export interface operations {
             };
             /** @description Request header fields too large */
             431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description This Redis has no Search module */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -149,7 +149,7 @@ export function shortAggregateRouteSchema (separator: string) {
     querystring: shortAggregateString,
     response: {
       200: jsonResponse('The groups', { $ref: 'AggregateAnswer#' }, { examples: { groups: example } }),
-      ...problemResponses(400, 404, 409, 414, 422)
+      ...problemResponses(400, 404, 409, 414, 422, 501)
     }
   }
 }
@@ -166,7 +166,7 @@ export function aggregateRouteSchema (separator: string) {
     body: { $ref: 'AggregateRequest#' },
     response: {
       200: jsonResponse('The groups', { $ref: 'AggregateAnswer#' }, { examples: { groups: example } }),
-      ...problemResponses(400, 404, 409, 422)
+      ...problemResponses(400, 404, 409, 422, 501)
     }
   }
 }

@@ -3,6 +3,7 @@ import { formatPointer, parsePointer } from '../../documents/pointer.js'
 import type { DocumentStore } from '../../documents/store/index.js'
 import type { MasterNode } from '../../redis/redis.js'
 import { jsonPathOf, type IndexField } from './definition.js'
+import { refuseTruncatedPrefixes } from './expansion.js'
 import { compileFilter } from './filter.js'
 import { countInto, orderGroups, type GroupFieldType, type GroupKey, type Groups, type MetricSpec } from './groups.js'
 import type { Searcher } from './search.js'
@@ -143,6 +144,7 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
     async run (index: ActiveIndex, request: AggregateRequest, readable: string[] | undefined, placeName?: (at: string) => string): Promise<string> {
       const plan = planOf(index, request)
       const filter = compileFilter(request.filter ?? {}, index.fields, placeName)
+      if (filter.prefixes !== undefined) await refuseTruncatedPrefixes(searcher, { index, filter }, await masters())
       const fields = [...plan.groupBy, ...plan.numbers]
       const groups: Groups = new Map()
       const types = plan.groupBy.map((field) => field.type as GroupFieldType)

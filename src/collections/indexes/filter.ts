@@ -12,6 +12,8 @@ export interface CompiledFilter {
   query: string
   /** Names and values, as PARAMS takes them. */
   params: string[]
+  /** Its `$prefix` conditions, which RediSearch expands to at most MAXEXPANSIONS values (see expansion.ts): attribute and parameter value. */
+  prefixes?: Array<{ attribute: string, value: string }>
 }
 
 const MAX_NODES = 256
@@ -22,8 +24,14 @@ const MAX_VALUE_BYTES = 1024
 export const MIN_PREFIX = 2
 /** The white space RediSearch strips from both ends of a tag value when it indexes it. */
 const TAG_BLANKS = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
-/** What splits text into words, as RediSearch tokenizes TEXT fields. */
-const WORD_SEPARATORS = /[\s,.<>{}[\]"':;!@#$%^&*()\-+=~|/\\]+/u
+/**
+ * What splits text into words, as RediSearch 2.10 tokenizes TEXT fields: tab, space and every ASCII
+ * punctuation mark but `\` (an escape) and `_`. Line feeds, other white space and non-ASCII marks are
+ * parts of words.
+ */
+export const WORD_SEPARATORS = /[\t !"#$%&'()*+,\-./:;<=>?@[\]^`{|}~]+/
+/** What a `$text` cannot hold and be answered exactly: RediSearch reads `\` as an escape, and ends or drops words at control characters. */
+const UNANSWERABLE_TEXT = /\\|(?!\t)\p{Cc}/u
 
 const OPERATORS: Record<IndexField['type'], readonly string[]> = {
   tag: ['$eq', '$ne', '$in', '$nin', '$prefix', '$exists'],
@@ -36,6 +44,28 @@ interface Node {
   query: string
   /** Whether the node selects documents by what they hold, rather than by what they lack. */
   positive: boolean
+  /** When the node is a negation (`-X`), the query it negates (X). */
+  negates?: string
+}
+
+/*
+ * RediSearch 2.10 loses documents (the first ones of the index, in our tests) of an intersection that holds
+ * a negation, when that intersection lies in a union that itself lies in an intersection:
+ * `A (B | (C -D))` misses matches that `A (B | -(-C | D))` finds. So under a union, an intersection holding
+ * a negation is written as the negation of the union of its parts' negations (De Morgan), which RediSearch
+ * answers right; elsewhere intersections are written as they are.
+ */
+
+/** The parts of an intersection, written as RediSearch answers them under a union or not (see above). */
+function intersection (parts: readonly Node[], underUnion: boolean, wrap: boolean): Node {
+  const positive = parts.some((part) => part.positive)
+  // One part in parentheses is that part to RediSearch: a negation stays one.
+  if (parts.length === 1) return { ...parts[0]!, query: wrap ? `(${parts[0]!.query})` : parts[0]!.query }
+  if (underUnion && parts.length > 1 && parts.some((part) => part.negates !== undefined)) {
+    const negations = parts.map((part) => `(${part.negates ?? `-(${part.query})`})`).join(' | ')
+    return { query: `-(${negations})`, positive, negates: negations }
+  }
+  return { query: parts.map((part) => wrap ? `(${part.query})` : part.query).join(' '), positive }
 }
 
 function isPlainObject (value: unknown): value is Record<string, unknown> {
@@ -53,6 +83,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   const byPointer = new Map(fields.map((field) => [field.pointer, field]))
   const params: string[] = []
   let nodes = 0
+  const prefixes: NonNullable<CompiledFilter['prefixes']> = []
 
   const param = (value: string) => {
     const name = `p${params.length / 2}`
@@ -64,7 +95,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     throw new BadRequestError(`${placeName(at)}: ${detail}`)
   }
 
-  function compile (value: unknown, at: string, depth: number): Node {
+  function compile (value: unknown, at: string, depth: number, underUnion: boolean): Node {
     if (!isPlainObject(value)) fail(at, 'must be an object')
     if (depth > MAX_DEPTH) fail(at, `nests deeper than ${MAX_DEPTH}`)
     const parts: Node[] = []
@@ -73,12 +104,14 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       const place = `${at}/${member.replaceAll('~', '~0').replaceAll('/', '~1')}`
       if (member === '$and' || member === '$or') {
         if (!Array.isArray(operand) || operand.length === 0 || operand.length > MAX_LIST) fail(place, `must be a list of 1 to ${MAX_LIST} filters`)
-        const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1))
+        const inUnion = underUnion || member === '$or'
+        const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1, inUnion))
         parts.push(member === '$and'
-          ? { query: children.map((child) => child.query).join(' '), positive: children.some((child) => child.positive) }
+          ? intersection(children, underUnion, false)
           : { query: children.map((child) => `(${child.query})`).join(' | '), positive: children.every((child) => child.positive) })
       } else if (member === '$not') {
-        parts.push({ query: `-(${compile(operand, place, depth + 1).query})`, positive: false })
+        const negated = compile(operand, place, depth + 1, underUnion).query
+        parts.push({ query: `-(${negated})`, positive: false, negates: negated })
       } else if (member.startsWith('/')) {
         const field = byPointer.get(member)
         if (field === undefined) fail(place, `${JSON.stringify(member)} is not a field of the collection's index`)
@@ -88,7 +121,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       }
     }
     if (parts.length === 0) return { query: '*', positive: true }
-    return { query: parts.map((part) => `(${part.query})`).join(' '), positive: parts.some((part) => part.positive) }
+    return intersection(parts, underUnion, true)
   }
 
   function conditions (field: IndexField, operand: unknown, at: string): Node[] {
@@ -110,17 +143,19 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     switch (operator) {
       case '$exists':
         if (typeof value !== 'boolean') fail(at, 'takes true or false')
-        return value ? { query: `-ismissing(${attribute})`, positive: false } : { query: `ismissing(${attribute})`, positive: true }
+        return value
+          ? { query: `-ismissing(${attribute})`, positive: false, negates: `ismissing(${attribute})` }
+          : { query: `ismissing(${attribute})`, positive: true }
       case '$eq':
       case '$ne': {
         const match = matchOf(field, [value], at)
-        return operator === '$eq' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+        return operator === '$eq' ? { query: match, positive: true } : { query: `-${match}`, positive: false, negates: match }
       }
       case '$in':
       case '$nin': {
         if (!Array.isArray(value) || value.length === 0 || value.length > MAX_LIST) fail(at, `takes a list of 1 to ${MAX_LIST} values`)
         const match = matchOf(field, value, at)
-        return operator === '$in' ? { query: match, positive: true } : { query: `-${match}`, positive: false }
+        return operator === '$in' ? { query: match, positive: true } : { query: `-${match}`, positive: false, negates: match }
       }
       case '$gt':
       case '$gte':
@@ -134,14 +169,16 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       case '$prefix': {
         const prefix = tagValueOf(value, at)
         if ([...prefix].length < MIN_PREFIX) fail(at, `takes a prefix of at least ${MIN_PREFIX} characters (white space around it aside)`)
+        prefixes.push({ attribute, value: tagParam(prefix) })
         return { query: `${attribute}:{${param(tagParam(prefix))}*}`, positive: true }
       }
       case '$text': {
         if (typeof value !== 'string' || Buffer.byteLength(value) > MAX_VALUE_BYTES) fail(at, `takes a string of at most ${MAX_VALUE_BYTES} bytes`)
-        const words = value.split(WORD_SEPARATORS).filter((word) => word !== '')
-        if (words.length === 0) fail(at, 'takes at least one word')
+        if (UNANSWERABLE_TEXT.test(value)) fail(at, 'takes no backslash and no control character but tab: RediSearch reads them otherwise in a text field')
+        const words = textWords(value)
+        if (words.length === 0) fail(at, 'takes at least one word (punctuation alone makes none)')
         if (words.length > MAX_LIST) fail(at, `takes at most ${MAX_LIST} words`)
-        return { query: `${attribute}:(${words.map((word) => param(word.toLowerCase())).join(' ')})`, positive: true }
+        return { query: `${attribute}:(${words.map((word) => param(word)).join(' ')})`, positive: true }
       }
     }
     return fail(at, 'is not an operator')
@@ -180,14 +217,19 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     return value.replaceAll('\\', '\\\\')
   }
 
+  /** The words of a `$text`, as RediSearch finds them: split at its separators, A to Z lowercased, every other letter as it is. */
+  function textWords (text: string): string[] {
+    return text.split(WORD_SEPARATORS).filter((word) => word !== '').map((word) => word.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()))
+  }
+
   function numberOf (value: unknown, at: string): string {
     if (typeof value !== 'number' || !Number.isFinite(value)) fail(at, 'takes a number')
     return String(value)
   }
 
-  const root = compile(filter ?? {}, '', 0)
+  const root = compile(filter ?? {}, '', 0, false)
   if (!root.positive) {
     throw new BadRequestError('The filter only says what documents lack ($ne, $nin, $not, $exists: true): add a condition they must meet')
   }
-  return { query: root.query, params }
+  return { query: root.query, params, ...(prefixes.length > 0 ? { prefixes } : {}) }
 }

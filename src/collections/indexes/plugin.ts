@@ -3,6 +3,7 @@ import { redisCall } from '../../redis/deadline.js'
 import { createAggregations } from './aggregate.js'
 import { createQueries, type Queries } from './queries.js'
 import { createQueryRunner } from './query.js'
+import { createSearchModuleCheck } from './search-module.js'
 import { createSearcher } from './search.js'
 import { createIndexStorage, type IndexStorage } from './storage.js'
 
@@ -20,7 +21,7 @@ export interface IndexesPluginOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    indexes: { storage: IndexStorage, queries: Queries }
+    indexes: { storage: IndexStorage, queries: Queries, searchModule: ReturnType<typeof createSearchModuleCheck> }
   }
 }
 
@@ -33,5 +34,9 @@ export default fp<IndexesPluginOptions>(async function indexesPlugin (app, optio
   const runner = createQueryRunner(app.redis, queryOptions)
   const aggregations = createAggregations(createSearcher(app.redis.isCluster, queryOptions), app.documents,
     () => redisCall(app.redis.masters(), options.timeoutMs), { maxMatches: options.maxAggregateMatches })
-  app.decorate('indexes', { storage, queries: createQueries(storage, runner, app.documents, options.keyPrefix, aggregations) })
+  app.decorate('indexes', {
+    storage,
+    queries: createQueries(storage, runner, app.documents, options.keyPrefix, aggregations),
+    searchModule: createSearchModuleCheck(app.redis, options.timeoutMs)
+  })
 }, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })

@@ -1,11 +1,12 @@
 import { BadRequestError, IndexBuildingError, NotFoundError } from '../../errors.js'
 import { etagOf } from '../../http/conditional.js'
 import { formatPointer, parsePointer } from '../../documents/pointer.js'
-import type { BatchReadItem, DocumentStore } from '../../documents/store/index.js'
+import type { DocumentStore } from '../../documents/store/index.js'
 import type { AggregateRequest, Aggregations } from './aggregate.js'
 import type { ShortAggregate } from './short-aggregate.js'
 import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
 import { compileFilter } from './filter.js'
+import { readProjected } from './projection.js'
 import type { QueryPlan, QueryRunner } from './query.js'
 import type { ShortQuery } from './short-query.js'
 import { isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
@@ -105,6 +106,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       })
       const { page, total, digest } = await onActiveIndex(collection, async (index) => {
         const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: string }
+        await runner.screen(plan)
         const [page, total] = await Promise.all([
           plan.limit === 0 ? { rows: [], more: false } : runner.page(plan),
           count ? runner.count(plan) : undefined
@@ -118,15 +120,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
           if (item.status === 200) items.push(itemText(item.key, item.version, item.json))
         }
       } else {
-        const reads: BatchReadItem[][] = []
-        for (const { tokens } of projection) reads.push(await documents.readMany(keys, tokens))
-        keys.forEach((key, position) => {
-          const found = reads.map((read) => read[position]!)
-          const first = found.find((item) => item.status === 200)
-          if (first === undefined || first.status !== 200) return
-          const members = found.flatMap((item, index) => item.status === 200 ? [`${JSON.stringify(projection[index]!.pointer)}:${item.json}`] : [])
-          items.push(itemText(key, first.version, `{${members.join(',')}}`))
-        })
+        for (const item of await readProjected(documents, keys, projection)) items.push(itemText(item.key, item.version, item.json))
       }
       const last = page.rows.at(-1)
       const cursor = page.more && last !== undefined ? JSON.stringify(encodeCursor(digest, last)) : 'null'

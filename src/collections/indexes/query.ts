@@ -1,6 +1,7 @@
 import { redisCall } from '../../redis/deadline.js'
 import type { Redis } from '../../redis/redis.js'
 import { clusterPage } from './cluster-page.js'
+import { refuseTruncatedPrefixes } from './expansion.js'
 import { numericPage } from './numeric-page.js'
 import { createSearcher, orderOf, resultsOf, type Page, type QueryOptions, type QueryPlan } from './search.js'
 import { readableFilter, singlePage } from './single-page.js'
@@ -22,6 +23,11 @@ export function createQueryRunner (redis: Redis, options: QueryOptions) {
   const masters = () => redisCall(redis.masters(), options.redisTimeoutMs)
 
   return {
+    /** Refuses a plan RediSearch would answer only in part (a `$prefix` past its expansion bound). */
+    async screen (plan: Pick<QueryPlan, 'index' | 'filter'>): Promise<void> {
+      if (plan.filter.prefixes !== undefined) await refuseTruncatedPrefixes(searcher, plan, await masters())
+    },
+
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */
     async page (plan: QueryPlan): Promise<Page> {
       const all = await masters()

@@ -176,7 +176,7 @@ export function indexRouteSchemas (separator: string) {
       summary: "Read a collection's index and its state",
       params,
       querystring: noQuery,
-      response: { 200: jsonResponse('The index', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }), ...problemResponses(404) }
+      response: { 200: jsonResponse('The index', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }), ...problemResponses(404, 501) }
     },
     put: {
       operationId: 'putIndex',
@@ -191,7 +191,7 @@ export function indexRouteSchemas (separator: string) {
       response: {
         200: jsonResponse('Ready', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }),
         202: jsonResponse('Building', { $ref: 'IndexState#' }, { headers: ['Location'], examples: { building: { ...stateExample, state: 'building', progress: 0.4 } } }),
-        ...problemResponses(400)
+        ...problemResponses(400, 501)
       }
     },
     delete: {
@@ -200,7 +200,7 @@ export function indexRouteSchemas (separator: string) {
       summary: "Remove a collection's index (never its documents)",
       params,
       querystring: noQuery,
-      response: { 204: emptyResponse('Removed'), ...problemResponses(404) }
+      response: { 204: emptyResponse('Removed'), ...problemResponses(404, 501) }
     },
     query: {
       operationId: 'queryCollection',
@@ -215,7 +215,7 @@ export function indexRouteSchemas (separator: string) {
       body: { $ref: 'QueryRequest#' },
       response: {
         200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, { headers: ['Preference-Applied'], examples: { page: pageExample } }),
-        ...problemResponses(400, 404, 409, 422)
+        ...problemResponses(400, 404, 409, 422, 501)
       }
     },
     shortQuery: {
@@ -232,7 +232,7 @@ export function indexRouteSchemas (separator: string) {
       headers: queryHeaders,
       response: {
         200: jsonResponse('A page of documents', { $ref: 'QueryPage#' }, { headers: ['Preference-Applied'], examples: { page: pageExample } }),
-        ...problemResponses(400, 404, 409, 414, 422)
+        ...problemResponses(400, 404, 409, 414, 422, 501)
       }
     }
   }

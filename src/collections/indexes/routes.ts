@@ -14,7 +14,9 @@ import type { IndexState } from './storage.js'
 
 /** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query` (POST, and its short GET form). */
 export default async function indexRoutes (app: FastifyInstance) {
-  const { storage, queries } = app.indexes
+  const { storage, queries, searchModule } = app.indexes
+  // Every route here needs RediSearch: without it, 501 before the request is read further.
+  app.addHook('preValidation', async () => searchModule.require())
   const separator = app.schemas.separator
   const schemas = indexRouteSchemas(separator)
   // Declaring an index is a change to the collection, as its schema is: the `schema` right on `collection + separator`.

@@ -36,9 +36,14 @@ export interface Description extends VersionRecord {
   keys?: string[]
 }
 
+/**
+ * One document's value in a batch read. A 404 of a document that exists but holds nothing at the location
+ * carries the document's version; one of a document that does not exist has none.
+ */
 export type BatchReadItem =
   | ({ key: string, status: 200 } & StoredValue)
-  | { key: string, status: 404 | 409 }
+  | { key: string, status: 404, version?: string }
+  | { key: string, status: 409 }
 
 /** Where a listing goes on: a master (by its id, '' on a single Redis) and Redis' SCAN cursor there. */
 export interface ScanPosition {
@@ -208,8 +213,8 @@ export function documentReads (context: StoreContext) {
           const value = values[index - from]
           if (value === null || value === undefined) items.push({ key, status: wrongType.has(index) ? 409 : 404 })
           else if (value !== '[]') items.push(withRecord({ key, status: 200 as const, json: unwrap(value) }, parseRecord(records[index])))
-          else if (!plan.ambiguous) items.push({ key, status: 404 })
-          else unresolved.push(items.push({ key, status: 404 }) - 1)
+          else if (!plan.ambiguous) items.push({ key, status: 404, version: parseRecord(records[index]).version })
+          else unresolved.push(items.push({ key, status: 404, version: parseRecord(records[index]).version }) - 1)
         }
         // Digit tokens that matched nothing as indices: the few such documents resolve them in Lua, one by one.
         await Promise.all(unresolved.map(async (position) => {
@@ -219,6 +224,14 @@ export function documentReads (context: StoreContext) {
         }))
         yield items
       }
+    },
+
+    /** The versions of many documents, as their records say them ('0' for a document without one, or none). */
+    async versions (keys: readonly string[]): Promise<string[]> {
+      if (keys.length === 0) return []
+      const records = await call(context, keys[0]!, readKeys<string | null>(redis,
+        keys.map((key) => documentKeysOf(context, key)[1]), (some) => ['MGET', ...some]))
+      return records.map((record) => parseRecord(record).version)
     },
 
     /** The same location in many documents, refused when the values add up past MAX_REPLY_BYTES. */

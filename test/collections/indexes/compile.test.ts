@@ -14,6 +14,18 @@ describe('the filter compiler', () => {
     expect(params.filter((_, index) => index % 2 === 1).some((value) => query.includes(value))).toBe(false)
   })
 
+  it('writes an intersection holding a negation under a union as the negation of a union, which RediSearch 2.10 answers right', () => {
+    const compiled = (filter: unknown) => compileFilter(filter, fields).query
+    // tag AND (absent OR (NOT a AND NOT b))
+    expect(compiled({ '/s': 'x', $or: [{ '/n': { $exists: false } }, { $not: { '/s': 'a' }, '/b': { $ne: true } }] }))
+      .toBe('(@f0:{$p0}) (((ismissing(@f1))) | (-(((@f0:{$p1})) | (@f3:{true}))))')
+    // A positive part is negated in the union: A AND (B OR (C AND NOT D)).
+    expect(compiled({ '/s': 'x', $or: [{ '/n': 1 }, { $and: [{ '/b': true }, { '/s': { $nin: ['y'] } }] }] }))
+      .toBe('(@f0:{$p0}) ((((@f1:[$p1 $p1]))) | ((-((-((@f3:{true}))) | (@f0:{$p2})))))')
+    // Outside a union, as it is.
+    expect(compiled({ '/s': 'x', $not: { '/b': true }, '/n': { $exists: true } })).toBe('(@f0:{$p0}) (-((@f3:{true}))) (-ismissing(@f1))')
+  })
+
   it('trims tag values as RediSearch indexes them', () => {
     expect(compileFilter({ '/s': ' \tspaced \n' }, fields).params).toEqual(['p0', 'spaced'])
   })

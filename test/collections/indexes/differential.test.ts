@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, put, remove } from '../../helpers/app.js'
 import { allPages, indexReady, shortQuery, type Page } from './helpers.js'
-import { FIELDS, random, randomDoc, randomFilter, randomSort, uniqueDocs } from './random-queries.js'
-import { matches, ordered, type Doc } from './reference.js'
+import { FIELDS, PROJECTABLE, random, randomDoc, randomFilter, randomSort, uniqueDocs } from './random-queries.js'
+import { matches, ordered, projected, type Doc } from './reference.js'
 
 /*
  * Random documents, random filters, sorts and page sizes: every page the service answers is the matching
@@ -42,16 +42,20 @@ describe('queries agree with the reference evaluator', () => {
       const filter = randomFilter(rng)
       const sort = randomSort(rng)
       const limit = 1 + rng.int(12)
+      const fields = rng.chance(0.3) ? Array.from({ length: 1 + rng.int(3) }, () => rng.pick(PROJECTABLE)) : undefined
       const type = sort?.pointer === '/n' ? 'number' : 'tag'
       const expected = ordered(docs.filter((doc) => matches(doc, filter, FIELDS)), sort, type).map((doc) => doc.key)
-      const body = { filter, limit, ...(sort ? { sort: [sort] } : {}) }
+      const body = { filter, limit, ...(sort ? { sort: [sort] } : {}), ...(fields ? { fields } : {}) }
       const pages = await allPages(app, collection, body)
       const context = JSON.stringify(body)
       pages.forEach((page, index) => {
         expect(page.items.map((item) => item.key), `page ${index} of ${context}`).toEqual(expected.slice(index * limit, (index + 1) * limit))
       })
       expect(pages.flatMap((page) => page.items.map((item) => item.key)), context).toEqual(expected)
-      for (const item of pages.flatMap((page) => page.items)) expect(item.value).toEqual(docs.find((doc) => doc.key === item.key)!.value)
+      for (const item of pages.flatMap((page) => page.items)) {
+        const doc = docs.find((candidate) => candidate.key === item.key)!
+        expect(item.value, `${item.key} of ${context}`).toEqual(fields ? projected(doc, fields) : doc.value)
+      }
     }
   }, 120_000)
 
@@ -63,7 +67,7 @@ describe('queries agree with the reference evaluator', () => {
     let asked = 0
     for (let round = 0; round < 60; round++) {
       const filter = randomFilter(rng)
-      if ('$or' in filter || '$not' in filter) continue
+      if (/"\$(or|not)"/.test(JSON.stringify(filter))) continue
       asked++
       const sort = randomSort(rng)
       const limit = 1 + rng.int(12)

@@ -9,7 +9,8 @@ export type Doc = { key: string, value: Record<string, unknown> }
 
 const BLANKS = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g
 
-function at (value: unknown, pointer: string): { present: boolean, value?: unknown } {
+/** The value at a pointer of a document, when present. */
+export function at (value: unknown, pointer: string): { present: boolean, value?: unknown } {
   let current = value
   for (const token of parsePointer(pointer)!) {
     if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, token)) return { present: false }
@@ -21,6 +22,35 @@ function at (value: unknown, pointer: string): { present: boolean, value?: unkno
 function tagsOf (value: unknown): string[] {
   const values = Array.isArray(value) ? value : [value]
   return values.filter((item): item is string => typeof item === 'string').map((item) => item.replace(BLANKS, ''))
+}
+
+/** What RediSearch 2.10 splits a TEXT field's words at: tab, space, ASCII punctuation but `\\` and `_`. */
+const SEPARATORS = new Set('\t !"#$%&\'()*+,-./:;<=>?@[]^`{|}~')
+
+/**
+ * The words of a text field (a string or each string of an array): split at the separators, a backslash
+ * taking the character after it into the word (and itself dropped), the text ending at U+0000, A to Z
+ * lowercased and every other character kept as it is.
+ */
+export function wordsOf (value: unknown): string[] {
+  const words: string[] = []
+  for (const text of (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string')) {
+    const cut = text.split('\0')[0]!
+    let word = ''
+    for (let index = 0; index < cut.length; index++) {
+      const char = cut[index]!
+      if (char === '\\') {
+        if (index + 1 < cut.length) word += cut[++index]
+      } else if (SEPARATORS.has(char)) {
+        if (word !== '') words.push(word)
+        word = ''
+      } else {
+        word += char
+      }
+    }
+    if (word !== '') words.push(word)
+  }
+  return words.map((word) => word.replace(/[A-Z]+/g, (upper) => upper.toLowerCase()))
 }
 
 function numbersOf (value: unknown): number[] {
@@ -55,9 +85,21 @@ function condition (field: FieldSpec, found: { present: boolean, value?: unknown
     case '$gte': return numbersOf(found.value).some((value) => value >= (expected as number))
     case '$lt': return numbersOf(found.value).some((value) => value < (expected as number))
     case '$lte': return numbersOf(found.value).some((value) => value <= (expected as number))
+    case '$text': {
+      const words = new Set(wordsOf(found.value))
+      return wordsOf(expected).every((word) => words.has(word))
+    }
     case '$prefix': return tagsOf(found.value).some((tag) => tag.startsWith((expected as string).replace(BLANKS, '')))
   }
   throw new Error(`no reference for ${operator}`)
+}
+
+/** A document's value as a query with `fields` answers it: each projected pointer present, to its value. */
+export function projected (doc: Doc, fields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.flatMap((pointer) => {
+    const found = at(doc.value, pointer)
+    return found.present ? [[pointer, found.value]] : []
+  }))
 }
 
 const bytes = (text: string) => Buffer.from(text)
