@@ -57,7 +57,7 @@ export default async function indexRoutes (app: FastifyInstance) {
   /** Before a short form's query string is validated parameter by parameter: its length, and its percent-encoding. */
   async function checkShortForm (request: FastifyRequest): Promise<void> {
     if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
-      throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to ${request.url.slice(0, request.url.indexOf('?'))} instead`)
+      throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to ${request.url.split('?', 1)[0]} instead`)
     }
     const search = request.url.indexOf('?')
     if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
