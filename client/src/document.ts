@@ -1,7 +1,7 @@
 import { documentPath } from './address.js'
 import { JsondocsError } from './errors.js'
 import { jsonOf, type Transport } from './http.js'
-import { applyPatch, type StreamOperation } from './json-patch.js'
+import { applyPatch, valueAt, type StreamOperation } from './json-patch.js'
 import { deliver, follow, notNewer, type WatchOptions } from './live.js'
 import type { JsonPatchOperation } from './types.js'
 
@@ -118,9 +118,9 @@ export class DocumentRef<T = unknown> {
    */
   async update (change: (value: T | undefined) => T | undefined | Promise<T | undefined>, { tries = 10 }: UpdateOptions = {}): Promise<Read<T>> {
     for (let attempt = 1; ; attempt++) {
-      const current = await this.get()
+      const current = await this.#current()
       const next = await change(current.value === undefined ? undefined : structuredClone(current.value))
-      const condition: PutOptions = current.etag === undefined ? (this.pointer === '' ? { create: true } : {}) : { ifMatch: current.etag }
+      const condition: PutOptions = current.etag === undefined ? { create: true } : { ifMatch: current.etag }
       try {
         if (next === undefined) {
           if (current.value === undefined) return { value: undefined, etag: current.etag }
@@ -133,6 +133,17 @@ export class DocumentRef<T = unknown> {
         if (!(error instanceof JsondocsError && error.status === 412) || attempt >= tries) throw error
       }
     }
+  }
+
+  /**
+   * The value and the version it belongs to. A location that is absent says no version (a 404 has no
+   * ETag), so its document is read whole: the value there, absent or not, and the document's version.
+   */
+  async #current (): Promise<Read<T>> {
+    const read = await this.get()
+    if (read.etag !== undefined || this.pointer === '') return read
+    const whole = await new DocumentRef(this.#transport, this.key).get()
+    return { value: valueAt(whole.value, this.pointer) as T | undefined, etag: whole.etag }
   }
 
   /**

@@ -15,6 +15,17 @@ function indexIn (array: unknown[], token: string, adding: boolean): number {
   return index
 }
 
+/** The value at `pointer` in `document`; undefined when there is none. */
+export function valueAt (document: unknown, pointer: string): unknown {
+  let value = document
+  for (const token of tokensOf(pointer)) {
+    if (Array.isArray(value) && /^(0|[1-9][0-9]*)$/.test(token)) value = value[Number(token)]
+    else if (isObject(value) && Object.hasOwn(value, token)) value = value[token]
+    else return undefined
+  }
+  return value
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**

@@ -70,6 +70,17 @@ describe('update', () => {
     expect(new Set(value?.by).size).toBe(writers * each)
   })
 
+  it('updates a location, absent at first, under the document\'s version', async () => {
+    const name = key('profiles')
+    await db.doc(name).put({ name: 'Ann' })
+    const visits = db.doc<number>(name, '/visits')
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let step = 0; step < 3; step++) await visits.update((value) => (value ?? 0) + 1, { tries: 50 })
+    }))
+    expect((await db.doc(name).get()).value).toEqual({ name: 'Ann', visits: 12 })
+    await expect(db.doc(key('none'), '/x').update(() => 1)).rejects.toMatchObject({ status: 404 })
+  })
+
   it('creates an absent document, deletes when the change gives undefined, and gives up after its tries', async () => {
     const doc = db.doc<number>(key('counters'))
     expect(await doc.update((value) => (value ?? 0) + 1)).toMatchObject({ value: 1 })
