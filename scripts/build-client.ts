@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { build, version } from 'esbuild'
 
 const root = join(import.meta.dirname, '..')
 const sourceDir = join(root, 'client/src')
@@ -17,6 +17,12 @@ const stamp = join(outDir, '.built-from')
 /** The bundle and its map, as the service serves them. */
 export const clientBundle = join(outDir, 'jsondocs.js')
 
+/** esbuild's version, read without loading it: a start that builds nothing does not pay for its import. */
+function esbuildVersion (): string {
+  const entry = createRequire(import.meta.url).resolve('esbuild')
+  return (JSON.parse(readFileSync(join(entry, '../../package.json'), 'utf8')) as { version: string }).version
+}
+
 function inputsDigest (): string {
   const files = readdirSync(sourceDir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
@@ -24,7 +30,7 @@ function inputsDigest (): string {
   // The types the sources import from the description change no output, but a changed description should
   // not leave a bundle built against older types unnoticed by typecheck; they are cheap to include.
   files.push(join(root, 'openapi/client/schema.d.ts'), join(root, 'client/package.json'))
-  const lines = [`esbuild ${version}`, ...files.sort().map((file) =>
+  const lines = [`esbuild ${esbuildVersion()}`, ...files.sort().map((file) =>
     `${relative(root, file)} ${createHash('sha256').update(readFileSync(file)).digest('hex')}`)]
   return createHash('sha256').update(lines.join('\n')).digest('hex') + '\n'
 }
@@ -34,6 +40,7 @@ export async function buildClient ({ force = false } = {}): Promise<boolean> {
   const inputs = inputsDigest()
   if (!force && existsSync(clientBundle) && existsSync(stamp) && readFileSync(stamp, 'utf8') === inputs) return false
   rmSync(stamp, { force: true })
+  const { build } = await import('esbuild')
   await build({
     entryPoints: [join(sourceDir, 'index.ts')],
     outfile: clientBundle,

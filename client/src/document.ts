@@ -157,7 +157,7 @@ export class DocumentRef<T = unknown> {
     const onError = options.onError ?? console.error
     let value: T | undefined
     let etag: string | undefined
-    return follow(this.#transport, this.#path, async (event, data, id) => {
+    return follow(this.#transport, this.#path, async (event, data, id, active) => {
       if (event === 'put') {
         value = data.value as T
         etag = data.etag as string
@@ -175,7 +175,7 @@ export class DocumentRef<T = unknown> {
       } else {
         return
       }
-      deliver(onError, () => callback(value, { etag, event, id }))
+      if (active()) deliver(onError, () => callback(value, { etag, event, id }))
     }, { ...options, onError })
   }
 }

@@ -20,6 +20,14 @@ export class JsondocsError extends Error {
   }
 }
 
+/**
+ * An error the client met rather than the service said: a problem of its own making (`about:blank`), with a
+ * code outside the service's registry (`HTTP_502`, `NOT_A_STREAM`).
+ */
+export function clientError (fields: { status: number, code: string, title: string, detail: string }): JsondocsError {
+  return new JsondocsError({ type: 'about:blank', ...fields } as unknown as Problem)
+}
+
 /** The error an answer outside 2xx stands for: its problem, or one made of its status when it has none (a proxy's page). */
 export async function errorOf (response: Response): Promise<JsondocsError> {
   const text = await response.text()
@@ -27,12 +35,6 @@ export async function errorOf (response: Response): Promise<JsondocsError> {
   if (/json/.test(response.headers.get('content-type') ?? '')) {
     try { problem = JSON.parse(text) as Partial<Problem> } catch { problem = undefined }
   }
-  return new JsondocsError({
-    type: 'about:blank',
-    title: response.statusText,
-    detail: text.slice(0, 200),
-    code: `HTTP_${response.status}`,
-    ...problem,
-    status: (problem?.status ?? response.status)
-  } as Problem)
+  if (problem?.code !== undefined && problem.status !== undefined) return new JsondocsError(problem as Problem)
+  return clientError({ status: response.status, code: `HTTP_${response.status}`, title: response.statusText, detail: text.slice(0, 200) })
 }

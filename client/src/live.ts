@@ -1,4 +1,4 @@
-import { JsondocsError } from './errors.js'
+import { clientError, JsondocsError } from './errors.js'
 import type { Transport } from './http.js'
 import { SseParser } from './sse.js'
 
@@ -40,7 +40,8 @@ export function notNewer (etag: string | undefined, held: string | undefined): b
   return version !== undefined && heldVersion !== undefined && version <= heldVersion
 }
 
-export type EventHandler = (event: string, data: Record<string, unknown>, id: string) => unknown
+/** Handles one event; `active()` says whether the watch still runs (it may stop while the handler reads). */
+export type EventHandler = (event: string, data: Record<string, unknown>, id: string, active: () => boolean) => unknown
 
 /**
  * Follows the server-sent events at `path` over fetch (the bearer token in its header, never in the URL),
@@ -71,6 +72,11 @@ export function follow (transport: Transport, path: string, handle: EventHandler
       headers: { accept: 'text/event-stream', ...(position === undefined ? {} : { 'last-event-id': position }) },
       signal: controller.signal
     })
+    if (!/^text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
+      // Something between the client and the service answered in its place: retrying would not change it.
+      const detail = `${path} answered ${response.headers.get('content-type')}, not text/event-stream`
+      throw clientError({ status: response.status, code: 'NOT_A_STREAM', title: 'Not an event stream', detail })
+    }
     if (!response.body) return
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
     const parser = new SseParser()
@@ -87,7 +93,8 @@ export function follow (transport: Transport, path: string, handle: EventHandler
           }
           if (message.event === 'end') return
           if (message.id !== '' && handled !== undefined && compareIds(message.id, handled) <= 0) continue
-          await handle(message.event, JSON.parse(message.data) as Record<string, unknown>, message.id)
+          await handle(message.event, JSON.parse(message.data) as Record<string, unknown>, message.id, () => !controller.signal.aborted)
+          if (controller.signal.aborted) return
           if (message.id !== '') position = handled = message.id
         }
         if (parser.retry !== undefined) baseDelay = parser.retry

@@ -33,10 +33,10 @@ export class PrefixRef {
     const onError = options.onError ?? console.error
     const held = new Map<string, { value: unknown, etag: string | undefined }>()
     const read = (key: string) => new DocumentRef(this.#transport, key).get()
-    return follow(this.#transport, prefixPath(this.prefix), async (event, data, id) => {
+    return follow(this.#transport, prefixPath(this.prefix), async (event, data, id, active) => {
       if (event === 'reset') {
         held.clear()
-        deliver(onError, () => callback(null, undefined, { etag: undefined, event, id }))
+        if (active()) deliver(onError, () => callback(null, undefined, { etag: undefined, event, id }))
         return
       }
       const key = data.key as string
@@ -57,7 +57,7 @@ export class PrefixRef {
       } else return
       if (now.value === undefined) held.delete(key)
       else held.set(key, now)
-      deliver(onError, () => callback(key, now.value, { etag: now.etag, event, id }))
+      if (active()) deliver(onError, () => callback(key, now.value, { etag: now.etag, event, id }))
     }, { ...options, onError })
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { connect, JsondocsError, type Database } from '../../client/src/index.js'
-import { listeningApp } from './service.js'
+import { eventually, listeningApp } from './service.js'
 
 let db: Database
 beforeAll(async () => {
@@ -93,5 +93,18 @@ describe('update', () => {
     const losing = doc.update(async (value) => { calls++; await doc.put((value ?? 0) + 100); return (value ?? 0) + 1 }, { tries: 3 })
     await expect(losing).rejects.toMatchObject({ status: 412, code: 'DOCS_ERR_PRECONDITION_FAILED' })
     expect(calls).toBe(3)
+  })
+})
+
+describe('answers the service did not give', () => {
+  it('throws a page in place of a problem as an error of its status, and stops a watch that gets no event stream', async () => {
+    const proxy = connect({ fetch: async () => new Response('<h1>Bad gateway</h1>', { status: 502, statusText: 'Bad Gateway', headers: { 'content-type': 'text/html' } }) })
+    await expect(proxy.doc('k').get()).rejects.toMatchObject({ status: 502, code: 'HTTP_502', title: 'Bad Gateway', detail: '<h1>Bad gateway</h1>' })
+
+    const errors: unknown[] = []
+    const plain = connect({ fetch: async () => new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } }) })
+    plain.doc('k').watch(() => {}, { onError: (error) => errors.push(error) })
+    await eventually(() => errors.length === 1, 'the refusal')
+    expect(errors[0]).toMatchObject({ status: 200, code: 'NOT_A_STREAM' })
   })
 })
