@@ -8,6 +8,11 @@ COPY tsconfig.json ./
 COPY src ./src
 # Source maps and the incremental build's info serve development only: the image runs the JavaScript.
 RUN npx tsc -p tsconfig.json --sourceMap false --incremental false --tsBuildInfoFile null
+# The browser and Node client the service serves at /sdk/jsondocs.js (its map is served for browsers' tools).
+COPY client ./client
+COPY openapi/client ./openapi/client
+COPY scripts/build-client.ts ./scripts/
+RUN node scripts/build-client.ts --force
 
 FROM node:24-slim AS production
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
@@ -15,6 +20,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/client/dist/jsondocs.js /app/client/dist/jsondocs.js.map ./client/dist/
 USER node
 EXPOSE 3000
 # Asks the service where it listens: PORT, and HOST unless it is every interface.

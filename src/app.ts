@@ -24,6 +24,7 @@ import ticketRoutes from './live/ticket-routes.js'
 import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
+import sdkRoutes from './sdk/plugin.js'
 import corsPlugin from './http/cors.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
@@ -177,6 +178,7 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     await app.register(ticketRoutes)
     if (app.metrics && hasAdmin(config)) await app.register(metricsRoutes)
     await app.register(openapiRoutes)
+    await app.register(sdkRoutes)
   }
 }
 

@@ -7,7 +7,7 @@ import { PUBLIC } from '../access/plugin.js'
 export type CorsOrigins = '*' | string[]
 
 /** Request header fields a browser app sends beyond the CORS-safelisted ones. */
-const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Prefer', 'X-Request-Id']
+const ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'Prefer', 'X-Request-Id']
 /** Response header fields a browser app may read beyond the CORS-safelisted ones. */
 export const EXPOSED_HEADERS = [
   'ETag', 'Location', 'Expires-In', 'Retry-After', 'Link', 'Allow', 'Preference-Applied', 'X-Request-Id', 'WWW-Authenticate',
