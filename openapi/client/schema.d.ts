@@ -6324,7 +6324,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description The filter's conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10` */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -6636,7 +6636,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description The filter's conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10` */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
                 conditions?: {
                     [key: string]: string;
                 };

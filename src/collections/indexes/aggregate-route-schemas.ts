@@ -1,8 +1,7 @@
 import { jsonResponse, problemResponses } from '../../openapi/components.js'
 import { collectionParams } from '../schema-route-schemas.js'
 import { DEFAULT_GROUPS, MAX_GROUP_BY, MAX_GROUPS_ANSWERED, MAX_METRICS } from './aggregate.js'
-import { MAX_QUERY_URL_BYTES } from './route-schemas.js'
-import { MAX_SHORT_CONDITIONS } from './short-query.js'
+import { MAX_QUERY_URL_BYTES, shortConditions } from './route-schemas.js'
 
 /** Route schemas of `/collections/{collection}/aggregate`: each validates and becomes an OpenAPI operation. */
 
@@ -125,15 +124,7 @@ const shortAggregateString = {
     },
     limit
   },
-  patternProperties: {
-    '^/': {
-      title: 'conditions',
-      type: 'array',
-      maxItems: MAX_SHORT_CONDITIONS,
-      items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
-      description: 'The filter\'s conditions, as the GET form of a query takes them: `/status=paid`, `/total=gte:10`'
-    }
-  }
+  patternProperties: { '^/': shortConditions }
 } as const
 
 /** GET /collections/{collection}/aggregate: the short form. */

@@ -103,6 +103,19 @@ const queryRequest = {
 /** Longest request target the GET form of a query takes: a longer query is POSTed. */
 export const MAX_QUERY_URL_BYTES = 16 * 1024
 
+/** A short form's conditions: every parameter named by a pointer (the GET forms of queries and aggregations). */
+export const shortConditions = {
+  title: 'conditions',
+  type: 'array',
+  maxItems: MAX_SHORT_CONDITIONS,
+  items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
+  description: 'Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` ' +
+    '(equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` ' +
+    '(`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field\'s type: a tag or text ' +
+    'field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given ' +
+    'several times. See Queries in the README'
+} as const
+
 /**
  * The GET form's query string. Its pointer parameters cannot be named one by one: they are a pattern, which
  * the description renders as one form-exploded object parameter named by the pattern's `title`.
@@ -124,19 +137,7 @@ const shortQueryString = {
     limit,
     cursor
   },
-  patternProperties: {
-    '^/': {
-      title: 'conditions',
-      type: 'array',
-      maxItems: MAX_SHORT_CONDITIONS,
-      items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
-      description: 'Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` ' +
-        '(equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` ' +
-        '(`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field\'s type: a tag or text ' +
-        'field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given ' +
-        'several times. See Queries in the README'
-    }
-  }
+  patternProperties: { '^/': shortConditions }
 } as const
 
 const queryPage = {
