@@ -102,6 +102,12 @@ export const aggregateAnswerSchemas: ReadonlyArray<{ $id: string }> = [aggregate
 
 const example = { groups: [{ key: { '/status': 'paid' }, n: 12, total: 340.5, mean: 28.375, lo: 1, hi: 99 }], truncated: false }
 
+/** A pointer in a comma-separated list: `\\,` a comma in it, `\\\\` a backslash. */
+const LISTED_POINTER = '/(?:[^,\\\\]|\\\\[,\\\\])*'
+const LISTED_METRIC = `(?!key:)[A-Za-z_][A-Za-z0-9_]{0,63}:(?:count|(?:sum|avg|min|max):${LISTED_POINTER})`
+const LISTED_SORT = `-?(?:[A-Za-z_][A-Za-z0-9_]{0,63}|${LISTED_POINTER})`
+const list = (item: string, most: number) => `^${item}(?:,${item}){0,${most - 1}}$`
+
 /** The GET form's query string: named parameters, and conditions named by pointers as a query's GET form takes them. */
 const shortAggregateString = {
   type: 'object',
@@ -109,17 +115,20 @@ const shortAggregateString = {
     groupBy: {
       type: 'string',
       maxLength: MAX_QUERY_URL_BYTES,
+      pattern: list(LISTED_POINTER, MAX_GROUP_BY),
       description: `Up to ${MAX_GROUP_BY} tag or boolean fields' pointers, separated by commas (\`\\,\` is a comma in a pointer, \`\\\\\` a backslash)`
     },
     metrics: {
       type: 'string',
       maxLength: MAX_QUERY_URL_BYTES,
+      pattern: list(LISTED_METRIC, MAX_METRICS),
       description: `Up to ${MAX_METRICS} metrics, separated by commas: \`name:count\`, or \`name:sum:/pointer\` (\`avg\`, \`min\`, \`max\` alike): ` +
         '`metrics=n:count,total:sum:/total`'
     },
     sort: {
       type: 'string',
       maxLength: MAX_QUERY_URL_BYTES,
+      pattern: list(LISTED_SORT, MAX_GROUP_BY + MAX_METRICS),
       description: 'Metric names and groupBy pointers, separated by commas, each with `-` before it for a descending order: `sort=-n,/status`'
     },
     limit

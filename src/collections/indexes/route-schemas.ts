@@ -126,6 +126,7 @@ const shortQueryString = {
     sort: {
       type: 'string',
       maxLength: 1025,
+      pattern: '^-?/',
       description: 'A sortable field\'s pointer, `-` before it for a descending order (`sort=-/total`); ties, and the order without a sort, go by key'
     },
     fields: {
