@@ -848,7 +848,7 @@ export interface components {
         };
         /** @description A searchable pointer: `tag` (exact strings, or arrays of them), `text` (words), `number` (or arrays of numbers), `boolean`; `sortable` (tag and number only) lets queries sort on it */
         IndexField: {
-            /** @description JSON Pointer (RFC 6901) into the documents */
+            /** @description JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space or a line feed */
             pointer: string;
             /** @enum {string} */
             type: "tag" | "text" | "number" | "boolean";

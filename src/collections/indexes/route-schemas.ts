@@ -15,11 +15,20 @@ const indexField = {
   description: 'A searchable pointer: `tag` (exact strings, or arrays of them), `text` (words), `number` (or arrays of ' +
     'numbers), `boolean`; `sortable` (tag and number only) lets queries sort on it',
   properties: {
-    pointer: { ...pointer, minLength: 2 },
+    pointer: {
+      ...pointer,
+      minLength: 2,
+      // Object members only: no token that is an array position (digits, or "-"), none starting with a space or a line feed.
+      pattern: '^(?:/(?!(?:0|[1-9][0-9]*|-)(?:/|$))(?![ \\n])(?:[^/~]|~[01])*)+$',
+      description: 'JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space or a line feed'
+    },
     type: { type: 'string', enum: FIELD_TYPES },
     sortable: { type: 'boolean' }
   },
   required: ['pointer', 'type'],
+  // Only tag and number fields can be sortable.
+  if: { type: 'object', properties: { type: { type: 'string', enum: ['text', 'boolean'] } } },
+  then: { type: 'object', properties: { sortable: { type: 'boolean', const: false } } },
   additionalProperties: false
 } as const
 

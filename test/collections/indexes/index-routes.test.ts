@@ -26,9 +26,13 @@ describe('PUT /collections/{c}/index declares what is searchable', () => {
     const cases: Array<[unknown, RegExp]> = [
       [{ fields: [{ pointer: 'status', type: 'tag' }] }, /pointer/],
       [{ fields: [{ pointer: '/a', type: 'geo' }] }, /type/],
-      [{ fields: [{ pointer: '/a', type: 'text', sortable: true }] }, /only tag and number fields can be sortable/],
+      [{ fields: [{ pointer: '/a', type: 'text', sortable: true }] }, /sortable/],
       [{ fields: [{ pointer: '/a', type: 'tag' }, { pointer: '/a', type: 'number' }] }, /declared twice/],
-      [{ fields: [{ pointer: '/items/0', type: 'tag' }] }, /"0" cannot be indexed/],
+      [{ fields: [{ pointer: '/items/0', type: 'tag' }] }, /pointer must match pattern/],
+      [{ fields: [{ pointer: '/items/-/a', type: 'tag' }] }, /pointer must match pattern/],
+      [{ fields: [{ pointer: '/ lead', type: 'tag' }] }, /pointer must match pattern/],
+      [{ fields: [{ pointer: '/a~2', type: 'tag' }] }, /pointer must match pattern/],
+      [{ fields: [{ pointer: '/a', type: 'boolean', sortable: true }] }, /sortable/],
       [{ fields: [] }, /fields/],
       [{ fields: [{ pointer: '/a', type: 'tag', extra: 1 }] }, /additional/i]
     ]
