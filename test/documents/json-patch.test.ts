@@ -193,3 +193,18 @@ describe('patches that move many array elements', () => {
     expect(await redis.sendCommand(['JSON.GET', app.keyPrefix + key])).toBe(before)
   })
 })
+
+describe('a JSON Patch nesting a document past what the scripts read', () => {
+  // Found by the abuse suite (fast-check seed 1954704892): 400 copies of the document into itself answered 500.
+  it('is refused with 422 naming MAX_DEPTH, and writes nothing', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1 })
+    const before = (await get(app, `/docs/${key}`)).headers.etag
+    const refused = await jsonPatch(app, `/docs/${key}`, Array.from({ length: 400 }, () => ({ op: 'copy', path: '/b', from: '' })))
+    expect(refused.statusCode).toBe(422)
+    expect(refused.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_DEPTH' })
+    const after = await get(app, `/docs/${key}`)
+    expect(after.json()).toEqual({ a: 1 })
+    expect(after.headers.etag).toBe(before)
+  })
+})

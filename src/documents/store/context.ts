@@ -198,5 +198,10 @@ export function tooCostly ({ limits }: StoreContext, what = 'The request') {
 /** Redis error replies as domain errors: a wrong-type key is a conflict, a script at its work limit a 422. */
 function translateRedisError (context: StoreContext, key: string, error: ErrorReply): Error {
   if (error.message.includes(TOO_COSTLY)) return tooCostly(context)
+  // Lua's JSON decoder stops at 1,000 levels: a write that nests a document deeper (a JSON Patch copying a
+  // document into itself, over and over) ran on a copy, which the script dropped; nothing was written.
+  if (/recursion limit exceeded/i.test(error.message)) {
+    return limitExceeded('MAX_DEPTH', 1000, 'The write would nest the document deeper than its scripts can read (1,000 levels); nothing was written')
+  }
   return /wrong ?type|wrong Redis type/i.test(error.message) ? new WrongTypeError(key) : error
 }
