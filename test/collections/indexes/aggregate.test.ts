@@ -9,7 +9,7 @@ import { matches, type Doc } from './reference.js'
 
 /*
  * Aggregations: random filters, groupings and metrics over random documents agree with a reference computed
- * from the documents (written from the README), through the admin's credentials and a scoped token's.
+ * from the documents (written from docs/queries.md), through the admin's credentials and a scoped token's.
  */
 
 const app = await buildGuardedApp()
