@@ -8,12 +8,12 @@ import { anchorsOf, brokenLinks, linksOf, slug } from './markdown-links.js'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 const docs = join(root, 'docs')
 const userDocs = [
-  join(root, 'README.md'), join(root, 'CHANGELOG.md'),
+  join(root, 'README.md'), join(root, 'CHANGELOG.md'), join(root, 'bench', 'README.md'),
   ...readdirSync(docs).filter((name) => name.endsWith('.md')).map((name) => join(docs, name))
 ]
 
 describe('the documentation', () => {
-  it('has every relative link and #anchor of README.md, CHANGELOG.md and docs/*.md resolve', () => {
+  it('has every relative link and #anchor of README.md, CHANGELOG.md, docs/*.md and bench/README.md resolve', () => {
     expect(brokenLinks(userDocs)).toEqual([])
   })
 
