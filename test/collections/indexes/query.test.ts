@@ -53,6 +53,9 @@ describe('values with characters RediSearch treats specially match literally', (
       expect(response.statusCode, response.body).toBe(200)
       expect(response.json().items.map((item: { key: string }) => item.key), JSON.stringify(value)).toEqual([`controls:${index}`])
     }
+    const nul = await query(app, 'controls', { filter: { '/v': { $in: ['a', 'x\u0000y'] } }, limit: 10 })
+    expect(nul.statusCode, nul.body).toBe(400)
+    expect(nul.json().detail).toMatch(/U\+0000/)
     const byBytes = [...values.entries()].sort(([, a], [, b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map(([index]) => `controls:${index}`)
     for (const order of ['asc', 'desc'] as const) {
       const keys = (await allPages(app, 'controls', { filter: { '/all': 'yes' }, sort: [{ pointer: '/v', order }], limit: 1 }))
