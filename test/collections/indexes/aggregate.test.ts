@@ -172,6 +172,28 @@ describe('aggregations agree with the reference over the documents', () => {
     expect((await aggregate('noindex', { metrics: { n: { $count: {} } } })).statusCode).toBe(404)
   })
 
+  it('refuses to make more than 10,000 groups (422), from many documents or from one document\'s arrays', async () => {
+    const open = await buildTestApp()
+    const collection = 'agggroups'
+    const groupsOf = async (body: unknown) => await open.inject({ method: 'POST', url: `/collections/${collection}/aggregate`, payload: body as object })
+    const members = (count: number, tag: string) => Array.from({ length: count }, (_, index) => `${tag}${index}`)
+    // One document whose two arrays name 4,000,000 combinations (refused before they are made); two whose 6,000 combinations each make 12,000 groups.
+    await put(open, `/docs/${collection}:cross`, { s: members(2000, 's'), tags: members(2000, 't'), kind: 'cross' })
+    await put(open, `/docs/${collection}:a`, { s: members(100, 'a'), tags: members(60, 't'), kind: 'many' })
+    await put(open, `/docs/${collection}:b`, { s: members(100, 'b'), tags: members(60, 't'), kind: 'many' })
+    await indexReady(open, collection, [{ pointer: '/s', type: 'tag' }, { pointer: '/tags', type: 'tag' }, { pointer: '/kind', type: 'tag' }])
+    for (const body of [
+      { filter: { '/kind': 'cross' }, groupBy: ['/s', '/tags'], metrics: { n: { $count: {} } } },
+      { filter: { '/kind': 'many' }, groupBy: ['/s', '/tags'], metrics: { n: { $count: {} } } }
+    ]) {
+      const over = await groupsOf(body)
+      expect(over.statusCode, over.body).toBe(422)
+      expect(over.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_AGGREGATE_GROUPS', max: 10_000 })
+    }
+    const within = await groupsOf({ filter: { '/kind': 'many' }, groupBy: ['/kind'], metrics: { n: { $count: {} } } })
+    expect(within.json()).toEqual({ groups: [{ key: { '/kind': 'many' }, n: 2 }], truncated: false })
+  })
+
   it('refuses to read more than MAX_AGGREGATE_MATCHES documents (422), never answering part', async () => {
     const bounded = await buildTestApp({ maxAggregateMatches: 3 })
     const collection = 'aggbound'
