@@ -1,0 +1,87 @@
+/// <reference lib="dom" />
+import { button, h } from './dom.js'
+import { editor } from './editor.js'
+import { jsonTree } from './json-tree.js'
+import { describeError } from './problems.js'
+import type { Routes } from './api.js'
+import type { Session } from './session.js'
+
+function ttlText (ttl: number | null | undefined): string {
+  if (ttl === undefined) return '–'
+  if (ttl === null) return 'none (kept until deleted)'
+  return `${Math.round(ttl)} s`
+}
+
+/**
+ * One document, kept live through the client's watch: its value as a tree, its ETag and TTL, and the
+ * editor. Returns the panel and what stops its watch.
+ */
+export function documentView (session: Session, routes: Routes, key: string, say: (message: string) => void): { element: HTMLElement, stop: () => void } {
+  const doc = session.db.doc(key)
+  let current: { value: unknown, etag: string | undefined } | undefined
+  let editing: ReturnType<typeof editor> | undefined
+
+  const etagText = h('dd', { className: 'etag' }, '…')
+  const ttl = h('dd', { className: 'ttl' }, '…')
+  const body = h('div', { className: 'document-body', 'aria-live': 'polite' }, h('p', {}, 'Loading…'))
+  const trouble = h('div')
+  const edit = button('Edit', () => startEditing())
+  const remove = button('Delete', () => confirmRemove())
+  const actions = h('div', { className: 'actions' }, edit, remove)
+  const heading = h('h2', { tabindex: -1 }, h('code', {}, key))
+  const element = h('article', { className: 'document', 'aria-label': `Document ${key}` },
+    heading, h('dl', { className: 'meta' }, h('dt', {}, 'ETag'), etagText, h('dt', {}, 'TTL'), ttl), actions, trouble, body)
+
+  async function refreshTtl (): Promise<void> {
+    try { ttl.textContent = ttlText(await routes.ttl(key)) } catch { ttl.textContent = '?' }
+  }
+
+  function show (): void {
+    if (!current || editing) return
+    const absent = current.value === undefined
+    body.replaceChildren(absent ? h('p', { className: 'absent' }, 'No document at this key. Edit to create it.') : jsonTree(current.value))
+    edit.textContent = absent ? 'Create' : 'Edit'
+    remove.hidden = absent
+  }
+
+  function startEditing (): void {
+    if (!current) return
+    const base = current
+    editing = editor({
+      doc,
+      saved (etag) { editing = undefined; say(`Saved ${key} (ETag ${etag})`); actions.hidden = false; show() },
+      closed () { editing = undefined; actions.hidden = false; show(); edit.focus() }
+    }, base.value, base.etag)
+    actions.hidden = true
+    body.replaceChildren(editing.element)
+    editing.element.querySelector('textarea')?.focus()
+  }
+
+  function confirmRemove (): void {
+    const etag = current?.etag
+    const cancel = h('button', { type: 'button', onclick: () => { actions.replaceChildren(edit, remove); remove.focus() } }, 'Cancel')
+    const confirm = button(`Delete ${key}`, async () => {
+      try {
+        await doc.remove(etag === undefined ? {} : { ifMatch: etag })
+        say(`Deleted ${key}`)
+        actions.replaceChildren(edit, remove)
+      } catch (error) {
+        trouble.replaceChildren(describeError(error))
+      }
+    }, { className: 'danger' })
+    actions.replaceChildren(h('span', {}, 'Delete this document?'), confirm, cancel)
+    confirm.focus()
+  }
+
+  const stop = doc.watch((value, change) => {
+    current = { value, etag: change.etag }
+    etagText.textContent = change.etag ?? '–'
+    trouble.replaceChildren()
+    if (editing) editing.newer(change.etag)
+    show()
+    void refreshTtl()
+  }, { onError: (error) => trouble.replaceChildren(describeError(error)) })
+
+  queueMicrotask(() => heading.focus())
+  return { element, stop }
+}
