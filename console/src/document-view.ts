@@ -16,7 +16,8 @@ function ttlText (ttl: number | null | undefined): string {
  * One document, kept live through the client's watch: its value as a tree, its ETag and TTL, and the
  * editor. Returns the panel and what stops its watch.
  */
-export function documentView (session: Session, routes: Routes, key: string, say: (message: string) => void): { element: HTMLElement, stop: () => void } {
+export function documentView (session: Session, routes: Routes, key: string, say: (message: string) => void,
+  close: () => void): { element: HTMLElement, stop: () => void } {
   const doc = session.db.doc(key)
   let current: { value: unknown, etag: string | undefined } | undefined
   let editing: ReturnType<typeof editor> | undefined
@@ -30,7 +31,8 @@ export function documentView (session: Session, routes: Routes, key: string, say
   const actions = h('div', { className: 'actions' }, edit, remove)
   const heading = h('h2', { tabindex: -1 }, h('code', {}, key))
   const element = h('article', { className: 'document', 'aria-label': `Document ${key}` },
-    heading, h('dl', { className: 'meta' }, h('dt', {}, 'ETag'), etagText, h('dt', {}, 'TTL'), ttl), actions, trouble, body)
+    h('div', { className: 'document-head' }, heading, h('button', { type: 'button', onclick: close, 'aria-label': `Close ${key}` }, 'Close')),
+    h('dl', { className: 'meta' }, h('dt', {}, 'ETag'), etagText, h('dt', {}, 'TTL'), ttl), actions, trouble, body)
 
   async function refreshTtl (): Promise<void> {
     try { ttl.textContent = ttlText(await routes.ttl(key)) } catch { ttl.textContent = '?' }
@@ -46,15 +48,24 @@ export function documentView (session: Session, routes: Routes, key: string, say
 
   function startEditing (): void {
     if (!current) return
-    const base = current
-    editing = editor({
+    say('')
+    // Callbacks of an editor closed meanwhile (a save that lands late) leave the current one alone.
+    const opened = editor({
       doc,
-      saved (etag) { editing = undefined; say(`Saved ${key} (ETag ${etag})`); actions.hidden = false; show() },
-      closed () { editing = undefined; actions.hidden = false; show(); edit.focus() }
-    }, base.value, base.etag)
+      saved (etag) { if (leave()) say(`Saved ${key} (ETag ${etag})`) },
+      closed () { if (leave()) edit.focus() }
+    }, current.value, current.etag)
+    const leave = () => {
+      if (editing !== opened) return false
+      editing = undefined
+      actions.hidden = false
+      show()
+      return true
+    }
+    editing = opened
     actions.hidden = true
-    body.replaceChildren(editing.element)
-    editing.element.querySelector('textarea')?.focus()
+    body.replaceChildren(opened.element)
+    opened.element.querySelector('textarea')?.focus()
   }
 
   function confirmRemove (): void {

@@ -20,9 +20,9 @@ export function documentsView (session: Session, routes: Routes, say: (message: 
 
   function openKey (key: string): void {
     open?.stop()
-    const view = documentView(session, routes, key, say)
+    const view = documentView(session, routes, key, say, () => { view.stop(); open = undefined; panel.replaceChildren() })
     open = view
-    panel.replaceChildren(view.element, button('Close', () => { open?.stop(); open = undefined; panel.replaceChildren() }))
+    panel.replaceChildren(view.element)
   }
 
   async function list (from: string | null): Promise<void> {
@@ -31,7 +31,7 @@ export function documentsView (session: Session, routes: Routes, say: (message: 
     try {
       const page = await routes.listing(listed, from)
       if (from === null) keys.replaceChildren()
-      keys.append(...page.keys.map((key) => h('li', {}, h('button', { type: 'button', className: 'link', onclick: () => openKey(key) }, key))))
+      keys.append(...page.keys.sort().map((key) => h('li', {}, h('button', { type: 'button', className: 'link', onclick: () => openKey(key) }, key))))
       cursor = page.cursor
       more.replaceChildren(cursor === null
         ? h('p', { className: 'quiet' }, keys.childElementCount === 0 ? 'No keys.' : 'End of the list.')

@@ -41,9 +41,9 @@ export function editor (host: EditorHost, value: unknown, etag: string | undefin
   const outcome = h('div', { className: 'outcome' })
   const notice = h('p', { className: 'notice', 'aria-live': 'polite' })
   const save = h('button', { type: 'button', className: 'primary', onclick: () => { void submit() } }, 'Save')
+  const actions = h('div', { className: 'actions' }, save, button('Cancel', () => host.closed()))
   const element = h('section', { className: 'editor', 'aria-label': 'Edit document' },
-    field('Document as JSON', text), check, notice,
-    h('div', { className: 'actions' }, save, button('Cancel', () => host.closed())), outcome)
+    field('Document as JSON', text), check, notice, actions, outcome)
 
   function validate (): Parsed {
     const parsed = parseJson(text.value)
@@ -58,6 +58,7 @@ export function editor (host: EditorHost, value: unknown, etag: string | undefin
 
   async function write (next: unknown, ifMatch: string | undefined): Promise<void> {
     outcome.replaceChildren()
+    actions.hidden = false
     try {
       const written = await host.doc.put(next, ifMatch === undefined ? { create: true } : { ifMatch })
       host.saved(written.etag)
@@ -76,6 +77,8 @@ export function editor (host: EditorHost, value: unknown, etag: string | undefin
 
   async function conflict (mine: unknown): Promise<void> {
     const theirs = await host.doc.get()
+    // Saving again from the editor would meet the same newer version: the person chooses first.
+    actions.hidden = true
     const heading = h('h3', { tabindex: -1 }, 'Someone else saved this document first')
     outcome.replaceChildren(h('section', { className: 'conflict', 'aria-label': 'Conflict' },
       heading,
