@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { CONSOLE_DIST, CONSOLE_FILES } from '../../scripts/build-console.js'
 import { ADMIN_TOKEN, bearer, buildGuardedApp } from '../access/guarded-app.js'
+import { buildTestApp } from '../helpers/app.js'
 
 const app = await buildGuardedApp()
 
@@ -64,6 +65,13 @@ describe('GET /console', () => {
       const answer = await app.inject({ method: 'GET', url })
       expect(answer.statusCode, url).toBe(404)
     }
+  })
+
+  it('is served under BASE_PATH with the service, its files beside it', async () => {
+    const based = await buildTestApp({ basePath: '/api' })
+    expect((await based.inject({ method: 'GET', url: '/api/console' })).statusCode).toBe(200)
+    expect((await based.inject({ method: 'GET', url: '/api/console/console.js' })).statusCode).toBe(200)
+    expect((await based.inject({ method: 'GET', url: '/console' })).statusCode).toBe(404)
   })
 
   it('stays out of the OpenAPI description', async () => {
