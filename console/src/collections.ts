@@ -28,7 +28,7 @@ function jsonArea (caption: string, id: string) {
 export function collectionsView (routes: Routes, say: (message: string) => void): View {
   const name = h('input', { type: 'text', name: 'collection', required: true, autocomplete: 'off', placeholder: 'orders' })
   const known = h('ul', { className: 'keys', 'aria-label': 'Collections with a schema' })
-  const panel = h('div')
+  const panel = h('div', { className: 'collection', hidden: true })
   const trouble = h('div')
   let timer: ReturnType<typeof setTimeout> | undefined
   const stop = () => clearTimeout(timer)
@@ -50,6 +50,7 @@ export function collectionsView (routes: Routes, say: (message: string) => void)
     try {
       const [schema, index] = await Promise.all([routes.schema(collection), routes.index(collection)])
       panel.replaceChildren(schemaSection(collection, schema), indexSection(collection, index))
+      panel.hidden = false
     } catch (error) {
       trouble.replaceChildren(describeError(error))
     }
@@ -78,7 +79,7 @@ export function collectionsView (routes: Routes, say: (message: string) => void)
       }
     }
     return h('section', { 'aria-label': 'Schema' }, h('h3', {}, `Schema of ${collection}`), state, area.element,
-      h('div', { className: 'actions' }, button('Replace schema', replace, { className: 'primary' })), outcome)
+      h('div', { className: 'actions' }, button(found === undefined ? 'Save schema' : 'Replace schema', replace, { className: 'primary' })), outcome)
   }
 
   function indexSection (collection: string, found: IndexState | undefined): HTMLElement {
@@ -112,13 +113,15 @@ export function collectionsView (routes: Routes, say: (message: string) => void)
     showState(found)
     return h('section', { 'aria-label': 'Index' }, h('h3', {}, `Index of ${collection}`),
       h('label', { className: 'field' }, h('span', {}, 'Build progress'), progress), state, area.element,
-      h('div', { className: 'actions' }, button('Replace index', replace, { className: 'primary' })), outcome)
+      h('div', { className: 'actions' }, button(found === undefined ? 'Save index' : 'Replace index', replace, { className: 'primary' })), outcome)
   }
 
   void listCollections()
-  const element = h('section', { className: 'collections', 'aria-label': 'Collections' },
-    h('h2', {}, 'Collections'),
-    form(open, { className: 'inline', 'aria-label': 'Open a collection' }, field('Collection', name), h('button', { type: 'submit' }, 'Open')),
-    known, trouble, panel)
+  const element = h('div', { className: 'collections' },
+    h('section', { 'aria-label': 'Collections' },
+      h('h2', {}, 'Collections'),
+      form(open, { className: 'inline', 'aria-label': 'Open a collection' }, field('Collection', name), h('button', { type: 'submit' }, 'Open')),
+      known, trouble),
+    panel)
   return { element, stop }
 }

@@ -170,12 +170,32 @@ describe('the console, used in a browser as a person would', () => {
       !document.querySelector('.tokens tbody')?.textContent?.includes('orders reader'))
     await eventually(async () => (await get(app, '/docs/orders:2', bearer(secret))).statusCode === 401, 5000)
 
-    // Collections: the index's state.
+    await page.setViewport({ width: 360, height: 740 })
+    await shoot(page, 'tokens-360')
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+    await page.setViewport({ width: 1280, height: 900 })
+
+    // Collections: a first schema, with how the documents there fare, and the index's state.
     await press(page, 'Collections', 'nav')
     await page.type('input[name=collection]', 'orders')
     await press(page, 'Open')
-    await until(page, () => document.querySelector('.collections')?.textContent?.includes('Ready, 3 documents'))
+    await until(page, () => document.querySelector('.collection')?.textContent?.includes('Ready, 3 documents, 0 failures'))
+    await page.locator('#schema-text').fill('{"type": "object", "properties": {"total": {"type": "number"}}}')
+    await press(page, 'Save schema')
+    await until(page, () => document.querySelector('.collection')?.textContent?.includes('3 checked, 0 violating'))
     await shoot(page, 'collections')
+
+    // A write the schema refuses shows the service's problem, with the place.
+    await press(page, 'Documents', 'nav')
+    await page.type('input[name=key]', 'orders:2')
+    await press(page, 'Open')
+    await press(page, 'Edit')
+    await page.locator('#editor-text').fill('{"total": "many"}')
+    await press(page, 'Save')
+    await until(page, () => document.querySelector('.editor .problem')?.textContent?.includes('/total'))
+    expect(await textOf(page, '.editor .problem')).toMatch(/^422 /)
+    await shoot(page, 'schema-violation')
+    expect((await get(app, '/docs/orders:2', admin)).json()).toEqual(orders[1][1])
 
     // The token went in headers alone: never in a URL.
     expect(urls.filter((url) => url.includes(ADMIN_TOKEN) || url.includes(secret))).toEqual([])
