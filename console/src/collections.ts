@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { button, field, form, h } from './dom.js'
-import { parseJson } from './editor.js'
+import { parseJson } from './json-text.js'
 import { describeError } from './problems.js'
 import type { IndexState, Routes, SchemaRegistration } from './api.js'
 import type { View } from './view.js'

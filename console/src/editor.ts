@@ -2,6 +2,7 @@
 import type { DocumentRef } from '../../client/src/index.js'
 import { JsondocsError } from '../../client/src/errors.js'
 import { button, field, h } from './dom.js'
+import { parseJson, type Parsed } from './json-text.js'
 import { describeError } from './problems.js'
 
 export interface EditorHost {
@@ -10,21 +11,6 @@ export interface EditorHost {
   saved (etag: string): void
   /** The person leaves the editor (cancelled, or took the other version). */
   closed (): void
-}
-
-type Parsed = { value: unknown } | { error: string }
-
-/** The text as JSON, or what is wrong with it and where (line and column). */
-export function parseJson (text: string): Parsed {
-  try {
-    return { value: JSON.parse(text) }
-  } catch (error) {
-    const message = (error as Error).message
-    const position = /at position (\d+)/.exec(message)?.[1]
-    if (position === undefined || /line \d+/.test(message)) return { error: message }
-    const before = text.slice(0, Number(position)).split('\n')
-    return { error: `${message} (line ${before.length} column ${before.at(-1)!.length + 1})` }
-  }
 }
 
 const pretty = (value: unknown) => value === undefined ? '(no document)' : JSON.stringify(value, null, 2)

@@ -13,7 +13,7 @@ const HINTS: Record<IndexField['type'], string> = {
 }
 
 /** The query form's `fields` list: pointers joined by commas, a comma or backslash in one escaped. */
-function listOf (pointers: string[]): string {
+export function listOf (pointers: string[]): string {
   return pointers.map((pointer) => pointer.replace(/[\\,]/g, (c) => '\\' + c)).join(',')
 }
 
