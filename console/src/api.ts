@@ -30,7 +30,7 @@ async function unlessMissing<T> (read: () => Promise<T>): Promise<T | undefined>
 export function routes (http: Transport) {
   const read = async <T>(path: string) => await jsonOf<T>(await http.send('GET', path))
   return {
-    listing: (prefix: string, cursor: string | null, limit = 50) =>
+    listing: (prefix: string, cursor: string | null, limit: number) =>
       read<DocumentPage>(`/docs?${new URLSearchParams({ prefix, limit: String(limit), ...(cursor === null ? {} : { cursor }) })}`),
     /** Seconds left, null without a time to live, undefined without a document. */
     ttl: async (key: string) => (await unlessMissing(() => read<{ ttl: number | null }>(`/ttl/${name(key)}`)))?.ttl,

@@ -75,7 +75,15 @@ describe('the console, used in a browser as a person would', () => {
 
     // Browse by prefix; open a document: its tree, ETag and TTL.
     await page.type('input[name=prefix]', 'orders:')
+    await page.$eval('input[name=page-size]', (input) => { (input as HTMLInputElement).value = '2' })
     await press(page, 'List')
+    // Pages of about two keys (SCAN's count), each added below the last, until the listing says it ended.
+    await until(page, () => {
+      const next = [...document.querySelectorAll<HTMLButtonElement>('.browse button')].find((button) => button.textContent === 'More keys' && !button.disabled)
+      next?.click()
+      return document.querySelector('.browse')?.textContent?.includes('End of the list.')
+    })
+    expect(await page.$$eval('.keys button', (buttons) => buttons.map((button) => button.textContent).sort())).toEqual(['orders:1', 'orders:2', 'orders:3'])
     await press(page, 'orders:1', '.keys')
     const first = (await get(app, '/docs/orders:1', admin)).headers.etag as string
     await until(page, (etag: string) => document.querySelector('.etag')?.textContent === etag, first)
