@@ -22,9 +22,10 @@ export function documentView (session: Session, routes: Routes, key: string, say
   let current: { value: unknown, etag: string | undefined } | undefined
   let editing: ReturnType<typeof editor> | undefined
 
-  const etagText = h('dd', { className: 'etag' }, '…')
+  // The version is announced as it changes, not the whole value again.
+  const etagText = h('dd', { className: 'etag', 'aria-live': 'polite' }, '…')
   const ttl = h('dd', { className: 'ttl' }, '…')
-  const body = h('div', { className: 'document-body', 'aria-live': 'polite' }, h('p', {}, 'Loading…'))
+  const body = h('div', { className: 'document-body' }, h('p', {}, 'Loading…'))
   const trouble = h('div')
   const edit = button('Edit', () => startEditing())
   const remove = button('Delete', () => confirmRemove())
