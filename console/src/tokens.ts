@@ -79,6 +79,10 @@ export function tokensView (routes: Routes, say: (message: string) => void): Vie
           button('Copy', async () => { await navigator.clipboard.writeText(created.token); say('Token copied') }),
           button('Done', () => secret.replaceChildren()))))
       heading.focus()
+      label.value = ''
+      ttl.value = ''
+      held.splice(0).forEach(({ row }) => row.remove())
+      addScope()
       await refresh()
     } catch (error) {
       trouble.replaceChildren(describeError(error))
