@@ -104,7 +104,11 @@ describe('refusals', () => {
       [{ sort: [{ pointer: '/s' }] }, /not sortable/],
       [{ sort: [{ pointer: '/n' }, { pointer: '/s' }] }, /sort/],
       [{ cursor: 'garbage' }, /cursor is not one this query issued/],
-      [{ unknown: 1 }, /additional/i]
+      [{ unknown: 1 }, /additional/i],
+      // Stated in the description: pointers as RFC 6901 writes them, a sort on a field (not the whole document), cursors in base64url.
+      [{ fields: ['/a~2'] }, /fields\/0 must match pattern/],
+      [{ sort: [{ pointer: '' }] }, /sort\/0\/pointer must match pattern/],
+      [{ cursor: 'not base64url!' }, /cursor must match pattern/]
     ]
     for (const [body, detail] of cases) {
       const response = await query(app, 'refused', body)
