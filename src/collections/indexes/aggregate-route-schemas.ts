@@ -1,7 +1,7 @@
 import { jsonResponse, problemResponses } from '../../openapi/components.js'
 import { collectionParams } from '../schema-route-schemas.js'
 import { DEFAULT_GROUPS, MAX_GROUP_BY, MAX_GROUPS_ANSWERED, MAX_METRICS } from './aggregate.js'
-import { fieldPointer as pointer, LISTED_POINTER, listPattern as list, MAX_QUERY_STRING_CHARACTERS, shortConditions } from './route-schemas.js'
+import { fieldPointer as pointer, filterMemberNames, LISTED_POINTER, listPattern as list, MAX_QUERY_STRING_CHARACTERS, shortConditions } from './route-schemas.js'
 
 /** Route schemas of `/collections/{collection}/aggregate`: each validates and becomes an OpenAPI operation. */
 
@@ -52,6 +52,7 @@ const aggregateRequest = {
   properties: {
     filter: {
       type: 'object',
+      propertyNames: filterMemberNames,
       additionalProperties: true,
       description: 'The query filter: the same grammar and refusals as `POST /collections/{collection}/query`'
     },

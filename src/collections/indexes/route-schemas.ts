@@ -93,6 +93,9 @@ const queryItem = {
   required: ['key', 'etag', 'value']
 } as const
 
+/** A filter's members: pointers, and `$and`, `$or`, `$not`. */
+export const filterMemberNames = { type: 'string', pattern: '^(?:/|\\$(?:and|or|not)$)' } as const
+
 const limit = {
   type: 'integer', format: 'int32', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT,
   description: '0 answers no items: with `Prefer: count=exact`, only the count'
@@ -111,6 +114,7 @@ const queryRequest = {
   properties: {
     filter: {
       type: 'object',
+      propertyNames: filterMemberNames,
       additionalProperties: true,
       description: 'Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) ' +
         'and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold. A string value holds at most 1024 bytes of UTF-8, and no U+001F'

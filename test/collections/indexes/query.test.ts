@@ -98,7 +98,8 @@ describe('refusals', () => {
       [{ filter: { $or: [{ '/s': 'a' }, { '/n': { $ne: 1 } }] } }, /only says what documents lack/],
       [{ filter: { '/s': { $prefix: 'a' } } }, /at least 2 characters/],
       [{ filter: { '/s': 'a\u001fb' } }, /U\+001F/],
-      [{ filter: { status: 'a' } }, /neither a pointer/],
+      // Stated in the description (propertyNames): a filter's members are pointers, $and, $or and $not.
+      [{ filter: { status: 'a' } }, /member \\"status\\": property name must be valid/],
       [{ limit: 101 }, /limit/],
       [{ limit: -1 }, /limit/],
       [{ sort: [{ pointer: '/s' }] }, /not sortable/],
