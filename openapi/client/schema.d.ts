@@ -343,7 +343,7 @@ export interface paths {
         };
         /**
          * Count, add up and group the documents of a collection, in a URL
-         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a query string whose parameters hold more than 16384 characters, names and values decoded (414).
          */
         get: operations["getCollectionAggregate"];
         put?: never;
@@ -356,7 +356,7 @@ export interface paths {
         options?: never;
         /**
          * Count, add up and group the documents of a collection, in a URL (headers only)
-         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         * @description The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: `?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. `$or` and `$not` take the POST form; so does a query string whose parameters hold more than 16384 characters, names and values decoded (414).
          */
         head: operations["headCollectionAggregate"];
         patch?: never;
@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * Find documents of a collection by what they contain, in a URL
-         * @description The short form of `POST /collections/{collection}/query` for filters whose conditions all hold: `?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         * @description The short form of `POST /collections/{collection}/query` for filters whose conditions all hold: `?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL whose parameters hold more than 16384 characters, names and values decoded (414).
          */
         get: operations["getCollectionQuery"];
         put?: never;
@@ -384,7 +384,7 @@ export interface paths {
         options?: never;
         /**
          * Find documents of a collection by what they contain, in a URL (headers only)
-         * @description The short form of `POST /collections/{collection}/query` for filters whose conditions all hold: `?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL longer than 16384 bytes (414).
+         * @description The short form of `POST /collections/{collection}/query` for filters whose conditions all hold: `?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL whose parameters hold more than 16384 characters, names and values decoded (414).
          */
         head: operations["headCollectionQuery"];
         patch?: never;
@@ -848,7 +848,7 @@ export interface components {
         };
         /** @description A searchable pointer: `tag` (exact strings, or arrays of them), `text` (words), `number` (or arrays of numbers), `boolean`; `sortable` (tag and number only) lets queries sort on it */
         IndexField: {
-            /** @description JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space or a line feed */
+            /** @description JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space or a line feed, and no NUL character (U+0000) */
             pointer: string;
             /** @enum {string} */
             type: "tag" | "text" | "number" | "boolean";
@@ -856,18 +856,19 @@ export interface components {
         };
         /** @description What is searchable in a collection */
         IndexDefinition: {
+            /** @description Each pointer once (400 when two fields name the same pointer, however it is escaped) */
             fields: components["schemas"]["IndexField"][];
         };
         /** @description A sortable field of the index and the direction */
         QuerySort: {
-            /** @description JSON Pointer (RFC 6901) into the documents */
+            /** @description JSON Pointer (RFC 6901) of a field of the index */
             pointer: string;
             /** @enum {string} */
             order?: "asc" | "desc";
         };
         /** @description A query: see docs/queries.md for the filter grammar */
         QueryRequest: {
-            /** @description Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold */
+            /** @description Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold. A string value holds at most 1024 bytes of UTF-8, and no U+001F */
             filter?: {
                 [key: string]: unknown;
             };
@@ -881,7 +882,7 @@ export interface components {
              * @default 20
              */
             limit: number;
-            /** @description The `cursor` of the previous page of the same query */
+            /** @description The `cursor` of the previous page of the same query (base64url, as answered) */
             cursor?: string;
         };
         /** @description One operator: `{"$count": {}}` (documents in the group), or `{"$sum": pointer}`, `{"$avg": pointer}`, `{"$min": pointer}`, `{"$max": pointer}` of a number field of the index (documents without a number there do not count; `$avg`, `$min` and `$max` of none are null, `$sum` of none is 0) */
@@ -5968,7 +5969,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded */
+                /** @description Collection name: the part of a document key before the separator (`users` for `users:42`): 1 to 1024 bytes of UTF-8, without control characters or the separator (`:`), percent-encoded; not starting with `{` */
                 collection: string;
             };
             cookie?: never;
@@ -6324,7 +6325,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is (at most 1024 bytes of UTF-8 a value, and no U+001F or U+0000), a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -6636,7 +6637,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is (at most 1024 bytes of UTF-8 a value, and no U+001F or U+0000), a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -6764,9 +6765,9 @@ export interface operations {
                 fields?: string;
                 /** @description 0 answers no items: with `Prefer: count=exact`, only the count */
                 limit?: number;
-                /** @description The `cursor` of the previous page of the same query */
+                /** @description The `cursor` of the previous page of the same query (base64url, as answered) */
                 cursor?: string;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is (at most 1024 bytes of UTF-8 a value, and no U+001F or U+0000), a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -7086,9 +7087,9 @@ export interface operations {
                 fields?: string;
                 /** @description 0 answers no items: with `Prefer: count=exact`, only the count */
                 limit?: number;
-                /** @description The `cursor` of the previous page of the same query */
+                /** @description The `cursor` of the previous page of the same query (base64url, as answered) */
                 cursor?: string;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is (at most 1024 bytes of UTF-8 a value, and no U+001F or U+0000), a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };

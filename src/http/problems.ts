@@ -22,7 +22,7 @@ export interface ProblemOptions {
   retryAfterSeconds: number
 }
 
-interface ValidationIssue { instancePath: string, message?: string }
+interface ValidationIssue { instancePath: string, message?: string, params?: { propertyName?: string } }
 
 /** The problem type of any error the service may meet. */
 export function problemCodeOf (error: FastifyError): ProblemCode {
@@ -67,7 +67,8 @@ function validationIssues (error: FastifyError) {
   return (error.validation as ValidationIssue[] | undefined)?.map((issue) => ({
     in: error.validationContext,
     pointer: issue.instancePath,
-    detail: issue.message ?? 'is invalid'
+    // A member's name that misses `propertyNames` is named: the pointer is its object's.
+    detail: (issue.params?.propertyName === undefined ? '' : `member ${JSON.stringify(issue.params.propertyName)}: `) + (issue.message ?? 'is invalid')
   }))
 }
 

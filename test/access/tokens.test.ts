@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
-import { connectRedis, testConfig } from '../helpers/app.js'
+import { connectRedis, overSocket, testConfig } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, expectUnauthorized, tokenFor } from './guarded-app.js'
 
@@ -109,5 +109,33 @@ describe('anonymous scopes', () => {
     // A token's holder keeps what everyone has.
     const { token } = await tokenFor(open, [{ prefix: 'mine:', rights: ['read'] }])
     expect((await open.inject({ method: 'GET', url: '/docs/public:1', headers: bearer(token) })).statusCode).toBe(200)
+  })
+})
+
+describe('malformed credentials', () => {
+  // Fuzzing once reported HEAD answered 400 where GET carried DOCS_ERR_UNAUTHORIZED: a HEAD answers GET's status.
+  const shapes: Array<[string, Record<string, string>]> = [
+    ['an empty bearer token', { authorization: 'Bearer ' }],
+    ['the scheme alone', { authorization: 'Bearer' }],
+    ['two tokens', { authorization: 'Bearer a b' }],
+    ['another scheme', { authorization: 'Basic dTpw' }],
+    ['no scheme', { authorization: ADMIN_TOKEN }],
+    ['a token with a control character', { authorization: 'Bearer a\u0001b' }],
+    ['a token past 4096 characters', bearer('x'.repeat(5000))]
+  ]
+  const urls = ['/docs/u:1', '/collections/orders/query?/status=open', '/collections/orders/aggregate', '/collections/orders/index', '/docs?ticket=jst.x.y']
+
+  it.each(shapes)('%s: 401 DOCS_ERR_UNAUTHORIZED with WWW-Authenticate, on GET and HEAD alike, through inject and over a socket', async (_name, headers) => {
+    for (const url of urls) {
+      const got = await app.inject({ method: 'GET', url, headers })
+      expectUnauthorized(got, true)
+      const head = await app.inject({ method: 'HEAD', url, headers })
+      expect(head.statusCode, `HEAD ${url}`).toBe(401)
+      expect(head.headers['www-authenticate'], `HEAD ${url}`).toBe(got.headers['www-authenticate'])
+      expect(head.body).toBe('')
+    }
+    if (/^[\x20-\x7e]*$/.test(headers.authorization!)) {
+      for (const method of ['GET', 'HEAD'] as const) expect((await overSocket(app, method, urls[1]!, headers)).statusCode, method).toBe(401)
+    }
   })
 })

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { renderOpenapiArtifacts } from '../../scripts/openapi.js'
+import { MAX_QUERY_STRING_CHARACTERS } from '../../src/collections/indexes/route-schemas.js'
 import { problemTypePath, problemTypes } from '../../src/errors.js'
 import { buildTestApp, get, send } from '../helpers/app.js'
 
@@ -23,6 +24,21 @@ describe('the committed description', () => {
 })
 
 describe('the generated description', () => {
+  it('bounds a short form\'s parameters so that, each at its bound with a condition on an index field\'s pointer, they fit the 414 bound', () => {
+    type Parameter = { name: string, in: string, schema: { maxLength?: number, maximum?: number, additionalProperties?: { maxLength?: number } } }
+    // A condition is named by an index field's pointer.
+    const MAX_INDEX_POINTER = (document.components.schemas.IndexField!.properties.pointer as { maxLength?: number }).maxLength!
+    for (const operationId of ['getCollectionQuery', 'getCollectionAggregate']) {
+      const { parameters } = operations.find((operation) => operation.operationId === operationId) as unknown as { parameters: Parameter[] }
+      let characters = 0
+      for (const { name, schema } of parameters.filter((parameter) => parameter.in === 'query')) {
+        if (name === 'conditions') characters += MAX_INDEX_POINTER + schema.additionalProperties!.maxLength!
+        else characters += name.length + (schema.maxLength ?? String(schema.maximum).length)
+      }
+      expect(characters, operationId).toBeLessThanOrEqual(MAX_QUERY_STRING_CHARACTERS)
+    }
+  })
+
   it('is OpenAPI 3.1 with path templates, not router patterns', () => {
     expect(document.openapi).toBe('3.1.0')
     expect(Object.keys(document.paths)).toContain('/docs/{key}/{pointer}')

@@ -1,12 +1,11 @@
 import { jsonResponse, problemResponses } from '../../openapi/components.js'
 import { collectionParams } from '../schema-route-schemas.js'
 import { DEFAULT_GROUPS, MAX_GROUP_BY, MAX_GROUPS_ANSWERED, MAX_METRICS } from './aggregate.js'
-import { MAX_QUERY_URL_BYTES, shortConditions } from './route-schemas.js'
+import { fieldPointer as pointer, filterMemberNames, LISTED_POINTER, listPattern as list, MAX_QUERY_STRING_CHARACTERS, shortConditions } from './route-schemas.js'
 
 /** Route schemas of `/collections/{collection}/aggregate`: each validates and becomes an OpenAPI operation. */
 
 const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const
-const pointer = { type: 'string', maxLength: 1024, pattern: '^/', description: 'JSON Pointer (RFC 6901) of a field of the index' } as const
 /** Metric names: never the answer's own members (`key`), and safe in any client's identifiers. */
 const METRIC_NAME = '^(?!key$)[A-Za-z_][A-Za-z0-9_]{0,63}$'
 
@@ -39,7 +38,10 @@ const aggregateSort = {
     pointer,
     order: { type: 'string', enum: ['asc', 'desc'] }
   },
-  minProperties: 1,
+  // Exactly one of `metric` and `pointer`.
+  if: { type: 'object', properties: { metric: { type: 'string' } }, required: ['metric'] },
+  then: { type: 'object', not: { type: 'object', properties: { pointer: { type: 'string' } }, required: ['pointer'] } },
+  else: { type: 'object', properties: { pointer: { type: 'string' } }, required: ['pointer'] },
   additionalProperties: false
 } as const
 
@@ -50,6 +52,7 @@ const aggregateRequest = {
   properties: {
     filter: {
       type: 'object',
+      propertyNames: filterMemberNames,
       additionalProperties: true,
       description: 'The query filter: the same grammar and refusals as `POST /collections/{collection}/query`'
     },
@@ -102,11 +105,8 @@ export const aggregateAnswerSchemas: ReadonlyArray<{ $id: string }> = [aggregate
 
 const example = { groups: [{ key: { '/status': 'paid' }, n: 12, total: 340.5, mean: 28.375, lo: 1, hi: 99 }], truncated: false }
 
-/** A pointer in a comma-separated list: `\\,` a comma in it, `\\\\` a backslash. */
-const LISTED_POINTER = '/(?:[^,\\\\]|\\\\[,\\\\])*'
-const LISTED_METRIC = `(?!key:)[A-Za-z_][A-Za-z0-9_]{0,63}:(?:count|(?:sum|avg|min|max):${LISTED_POINTER})`
-const LISTED_SORT = `-?(?:[A-Za-z_][A-Za-z0-9_]{0,63}|${LISTED_POINTER})`
-const list = (item: string, most: number) => `^${item}(?:,${item}){0,${most - 1}}$`
+const LISTED_METRIC = `(?!key:)[A-Za-z_][A-Za-z0-9_]{0,63}:(?:count|(?:sum|avg|min|max):${LISTED_POINTER}+)`
+const LISTED_SORT = `-?(?:[A-Za-z_][A-Za-z0-9_]{0,63}|${LISTED_POINTER}+)`
 
 /** The GET form's query string: named parameters, and conditions named by pointers as a query's GET form takes them. */
 const shortAggregateString = {
@@ -114,20 +114,20 @@ const shortAggregateString = {
   properties: {
     groupBy: {
       type: 'string',
-      maxLength: MAX_QUERY_URL_BYTES,
-      pattern: list(LISTED_POINTER, MAX_GROUP_BY),
+      maxLength: 2049,
+      pattern: list(`${LISTED_POINTER}+`, MAX_GROUP_BY),
       description: `Up to ${MAX_GROUP_BY} tag or boolean fields' pointers, separated by commas (\`\\,\` is a comma in a pointer, \`\\\\\` a backslash)`
     },
     metrics: {
       type: 'string',
-      maxLength: MAX_QUERY_URL_BYTES,
+      maxLength: 4096,
       pattern: list(LISTED_METRIC, MAX_METRICS),
       description: `Up to ${MAX_METRICS} metrics, separated by commas: \`name:count\`, or \`name:sum:/pointer\` (\`avg\`, \`min\`, \`max\` alike): ` +
         '`metrics=n:count,total:sum:/total`'
     },
     sort: {
       type: 'string',
-      maxLength: MAX_QUERY_URL_BYTES,
+      maxLength: 4096,
       pattern: list(LISTED_SORT, MAX_GROUP_BY + MAX_METRICS),
       description: 'Metric names and groupBy pointers, separated by commas, each with `-` before it for a descending order: `sort=-n,/status`'
     },
@@ -144,7 +144,8 @@ export function shortAggregateRouteSchema (separator: string) {
     summary: 'Count, add up and group the documents of a collection, in a URL',
     description: 'The short form of `POST /collections/{collection}/aggregate` for filters whose conditions all hold: ' +
       '`?/total=gte:1&groupBy=/status&metrics=n:count,total:sum:/total&sort=-n&limit=50`, answered as that POST would be. ' +
-      `\`$or\` and \`$not\` take the POST form; so does a URL longer than ${MAX_QUERY_URL_BYTES} bytes (414).`,
+      `\`$or\` and \`$not\` take the POST form; so does a query string whose parameters hold more than ${MAX_QUERY_STRING_CHARACTERS} ` +
+      'characters, names and values decoded (414).',
     params: collectionParams(separator),
     querystring: shortAggregateString,
     response: {

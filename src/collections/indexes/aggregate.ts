@@ -96,8 +96,8 @@ function planOf (index: ActiveIndex, request: AggregateRequest): AggregatePlan {
   return { groupBy, numbers, metrics, sort, limit: request.limit ?? DEFAULT_GROUPS }
 }
 
-/** A match's values, as JSON text of what the document holds (undefined: nothing there), groupBy's fields first, then the numbers. */
-type Row = Array<string | undefined>
+/** A match's values, as the document holds them (undefined: nothing there), groupBy's fields first, then the numbers. */
+type Row = unknown[]
 
 export function createAggregations (searcher: Searcher, documents: DocumentStore, masters: () => Promise<MasterNode[]>, options: AggregateOptions) {
   const tooMany = () => limitExceeded('MAX_AGGREGATE_MATCHES', options.maxMatches,
@@ -117,7 +117,7 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
         const attributes = attributesOf(result)
         return fields.map((_, position) => {
           const loaded = attributes.get(`v${position}`)
-          return typeof loaded === 'string' ? unwrapFirst(loaded) : undefined
+          return typeof loaded === 'string' ? firstOf(loaded) : undefined
         })
       })
       const cursor = String(reply.get('cursor') ?? '0')
@@ -134,7 +134,7 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
       const columns = await Promise.all(fields.map((field) => documents.readMany(keys, field.tokens)))
       yield keys.map((_, position) => columns.map((column) => {
         const item = column[position]!
-        return item.status === 200 ? item.json : undefined
+        return item.status === 200 ? JSON.parse(item.json) as unknown : undefined
       }))
     }
   }
@@ -174,10 +174,10 @@ function groupText (plan: AggregatePlan, key: GroupKey, values: ReadonlyArray<nu
   return `{"key":{${keyText}}${metrics}}`
 }
 
-/** The first element's text of a JSON array's text as DIALECT 3 loads a field (`["a"]`, `[["x","y"]]`, `[12.5]`). */
-function unwrapFirst (loaded: string): string | undefined {
+/** The first element of a JSON array's text as DIALECT 3 loads a field (`["a"]`, `[["x","y"]]`, `[12.5]`); undefined when empty. */
+function firstOf (loaded: string): unknown {
   const values = JSON.parse(loaded) as unknown
-  return Array.isArray(values) && values.length > 0 ? JSON.stringify(values[0]) : undefined
+  return Array.isArray(values) && values.length > 0 ? values[0] as unknown : undefined
 }
 
 function attributesOf (result: unknown): Map<string, unknown> {

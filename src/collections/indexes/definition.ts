@@ -41,10 +41,11 @@ export function indexFieldsOf (definition: IndexDefinition): IndexField[] {
     const tokens = parsePointer(field.pointer)
     if (tokens === undefined) throw new BadRequestError(`${at}/pointer ${JSON.stringify(field.pointer)} is not a JSON Pointer`)
     if (tokens.length === 0) throw new BadRequestError(`${at}/pointer: the whole document cannot be a field; name a member`)
-    const odd = tokens.find((token) => ARRAY_INDEX.test(token) || isUnaddressable(token))
+    const odd = tokens.find((token) => ARRAY_INDEX.test(token) || isUnaddressable(token) || token.includes('\u0000'))
     if (odd !== undefined) {
       throw new BadRequestError(`${at}/pointer ${JSON.stringify(field.pointer)}: the token ${JSON.stringify(odd)} ` +
-        'cannot be indexed (an index names object members, not array positions, and no member starting with a space or line feed)')
+        'cannot be indexed (an index names object members, not array positions, no member starting with a space or line feed, ' +
+        'and none holding a NUL character)')
     }
     const pointer = formatPointer(tokens)
     if (seen.has(pointer)) throw new BadRequestError(`${at}/pointer ${JSON.stringify(pointer)} is declared twice`)

@@ -35,12 +35,10 @@ export type Groups = Map<string, Group>
 export type GroupFieldType = 'tag' | 'boolean'
 
 /**
- * The values a group key takes from a match's field (its JSON text): a tag field's string, or each distinct
- * string of its array; a boolean field's boolean; null when the document holds none of these there.
+ * The values a group key takes from a match's field (its value, undefined when absent): a tag field's string,
+ * or each distinct string of its array; a boolean field's boolean; null when the document holds none of these there.
  */
-function keyValues (type: GroupFieldType, json: string | undefined): Array<string | boolean | null> {
-  if (json === undefined) return [null]
-  const value = JSON.parse(json) as unknown
+function keyValues (type: GroupFieldType, value: unknown): Array<string | boolean | null> {
   if (type === 'boolean') return [typeof value === 'boolean' ? value : null]
   if (typeof value === 'string') return [value]
   if (Array.isArray(value)) {
@@ -52,6 +50,7 @@ function keyValues (type: GroupFieldType, json: string | undefined): Array<strin
 
 /** Every combination of one value per field. */
 function combinations (values: Array<Array<string | boolean | null>>): GroupKey[] {
+  if (values.length === 1) return values[0]!.map((value) => [value])
   return values.reduce<GroupKey[]>((keys, choices) => keys.flatMap((key) => choices.map((choice) => [...key, choice])), [[]])
 }
 
@@ -65,23 +64,19 @@ function add (tally: Tally, value: number): void {
 }
 
 /**
- * Counts a match into its groups: row holds the JSON text of its groupBy fields (of these types), then of
- * the number fields the metrics read. A document counts once in each group its fields give it. Answers
- * false, having counted it nowhere, when that would make more than maxGroups groups (one document's arrays
- * alone may name millions of combinations).
+ * Counts a match into its groups: row holds the values of its groupBy fields (of these types), then of the
+ * number fields the metrics read (undefined where the document holds nothing). A document counts once in
+ * each group its fields give it. Answers false, having counted it nowhere, when that would make more than
+ * maxGroups groups (one document's arrays alone may name millions of combinations).
  */
-export function countInto (groups: Groups, types: readonly GroupFieldType[], row: ReadonlyArray<string | undefined>, maxGroups: number): boolean {
+export function countInto (groups: Groups, types: readonly GroupFieldType[], row: ReadonlyArray<unknown>, maxGroups: number): boolean {
   const groupCount = types.length
   const values = types.map((type, position) => keyValues(type, row[position]))
   const keys = values.reduce((product, choices) => product * choices.length, 1)
   if (keys > maxGroups) return false
   const ids = combinations(values).map((key) => ({ key, id: JSON.stringify(key) }))
   if (groups.size + ids.filter(({ id }) => !groups.has(id)).length > maxGroups) return false
-  const numbers = row.slice(groupCount).map((json) => {
-    if (json === undefined) return undefined
-    const value = JSON.parse(json) as unknown
-    return typeof value === 'number' ? value : undefined
-  })
+  const numbers = row.slice(groupCount).map((value) => typeof value === 'number' ? value : undefined)
   for (const { key, id } of ids) {
     let group = groups.get(id)
     if (group === undefined) {

@@ -60,8 +60,10 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       if (!field.sortable) throw new BadRequestError(`sort/0/pointer: the field ${JSON.stringify(field.pointer)} is not sortable in the collection's index`)
       sort = { field, order: first.order ?? 'asc' }
     }
-    const digest = queryDigest(collection, asked, sort === undefined ? [] : [sort.field.pointer, sort.order])
-    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, digest)
+    // Hashed only when a cursor is read or written (not for a last page, nor a count alone).
+    let digested: string | undefined
+    const digest = () => (digested ??= queryDigest(collection, asked, sort === undefined ? [] : [sort.field.pointer, sort.order]))
+    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, digest())
     if (after?.value !== undefined && (sort === undefined || typeof after.value !== (sort.field.type === 'number' ? 'number' : 'string'))) {
       throw new BadRequestError('The cursor is not one this query issued')
     }
@@ -69,7 +71,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       index, filter, limit: request.limit ?? DEFAULT_LIMIT, ...(sort ? { sort } : {}), ...(after ? { after } : {}),
       ...(readable ? { readable: readable.map((prefix) => keyPrefix + prefix) } : {}),
       digest
-    } as QueryPlan & { digest: string }
+    } as QueryPlan & { digest: () => string }
   }
 
   /**
@@ -105,7 +107,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
         return { pointer, tokens }
       })
       const { page, total, digest } = await onActiveIndex(collection, async (index) => {
-        const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: string }
+        const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: () => string }
         await runner.screen(plan)
         const [page, total] = await Promise.all([
           plan.limit === 0 ? { rows: [], more: false } : runner.page(plan),
@@ -123,7 +125,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
         for (const item of await readProjected(documents, keys, projection)) items.push(itemText(item.key, item.version, item.json))
       }
       const last = page.rows.at(-1)
-      const cursor = page.more && last !== undefined ? JSON.stringify(encodeCursor(digest, last)) : 'null'
+      const cursor = page.more && last !== undefined ? JSON.stringify(encodeCursor(digest(), last)) : 'null'
       return { text: `{"items":[${items.join(',')}],"cursor":${cursor}${total === undefined ? '' : `,"count":${total}`}}` }
     }
   }

@@ -7,7 +7,11 @@ import { MAX_SHORT_CONDITIONS } from './short-query.js'
 /** Route schemas of `/collections/{collection}/index` and `/query`: each validates and becomes an OpenAPI operation. */
 
 const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const
-const pointer = { type: 'string', maxLength: 1024, pattern: '^(/.*)?$', description: 'JSON Pointer (RFC 6901) into the documents' } as const
+/** A JSON Pointer (RFC 6901): "/" tokens in which "~" only escapes "0" or "1". */
+const POINTER = '(?:/(?:[^/~]|~[01])*)'
+const pointer = { type: 'string', maxLength: 1024, pattern: `^${POINTER}*$`, description: 'JSON Pointer (RFC 6901) into the documents' } as const
+/** A pointer of a field of the index: at least one token. */
+export const fieldPointer = { ...pointer, pattern: `^${POINTER}+$`, description: 'JSON Pointer (RFC 6901) of a field of the index' } as const
 
 const indexField = {
   $id: 'IndexField',
@@ -18,9 +22,11 @@ const indexField = {
     pointer: {
       ...pointer,
       minLength: 2,
-      // Object members only: no token that is an array position (digits, or "-"), none starting with a space or a line feed.
-      pattern: '^(?:/(?!(?:0|[1-9][0-9]*|-)(?:/|$))(?![ \\n])(?:[^/~]|~[01])*)+$',
-      description: 'JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space or a line feed'
+      // Object members only: no token that is an array position (digits, or "-"), none starting with a space or a line
+      // feed, and no NUL (RediSearch reads a field's path as a C string).
+      pattern: '^(?:/(?!(?:0|[1-9][0-9]*|-)(?:/|$))(?![ \\n])(?:[^/~\\u0000]|~[01])*)+$',
+      description: 'JSON Pointer (RFC 6901) of object members: no token an array position (digits, or `-`) nor starting with a space ' +
+        'or a line feed, and no NUL character (U+0000)'
     },
     type: { type: 'string', enum: FIELD_TYPES },
     sortable: { type: 'boolean' }
@@ -36,7 +42,15 @@ const indexDefinition = {
   $id: 'IndexDefinition',
   type: 'object',
   description: 'What is searchable in a collection',
-  properties: { fields: { type: 'array', minItems: 1, maxItems: MAX_INDEX_FIELDS, items: { $ref: 'IndexField#' } } },
+  properties: {
+    fields: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_INDEX_FIELDS,
+      items: { $ref: 'IndexField#' },
+      description: 'Each pointer once (400 when two fields name the same pointer, however it is escaped)'
+    }
+  },
   required: ['fields'],
   additionalProperties: false
 } as const
@@ -62,7 +76,7 @@ const querySort = {
   $id: 'QuerySort',
   type: 'object',
   description: 'A sortable field of the index and the direction',
-  properties: { pointer, order: { type: 'string', enum: ['asc', 'desc'] } },
+  properties: { pointer: fieldPointer, order: { type: 'string', enum: ['asc', 'desc'] } },
   required: ['pointer'],
   additionalProperties: false
 } as const
@@ -79,11 +93,19 @@ const queryItem = {
   required: ['key', 'etag', 'value']
 } as const
 
+/** A filter's members: pointers, and `$and`, `$or`, `$not`. */
+export const filterMemberNames = { type: 'string', pattern: '^(?:/|\\$(?:and|or|not)$)' } as const
+
 const limit = {
   type: 'integer', format: 'int32', minimum: 0, maximum: MAX_LIMIT, default: DEFAULT_LIMIT,
   description: '0 answers no items: with `Prefer: count=exact`, only the count'
 } as const
-const cursor = { type: 'string', maxLength: 4096, description: 'The `cursor` of the previous page of the same query' } as const
+const cursor = {
+  type: 'string',
+  maxLength: 4096,
+  pattern: '^[A-Za-z0-9_-]*$',
+  description: 'The `cursor` of the previous page of the same query (base64url, as answered)'
+} as const
 
 const queryRequest = {
   $id: 'QueryRequest',
@@ -92,9 +114,10 @@ const queryRequest = {
   properties: {
     filter: {
       type: 'object',
+      propertyNames: filterMemberNames,
       additionalProperties: true,
       description: 'Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) ' +
-        'and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold'
+        'and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold. A string value holds at most 1024 bytes of UTF-8, and no U+001F'
     },
     sort: {
       type: 'array',
@@ -109,20 +132,33 @@ const queryRequest = {
   additionalProperties: false
 } as const
 
-/** Longest request target the GET form of a query takes: a longer query is POSTed. */
-export const MAX_QUERY_URL_BYTES = 16 * 1024
+/**
+ * Most characters (code points, as `maxLength` counts them) a GET form's parameters hold, names and values
+ * decoded: a larger query is POSTed. In ASCII, even percent-encoded whole, it stays within the HTTP
+ * parser's bound on a request line.
+ */
+export const MAX_QUERY_STRING_CHARACTERS = 16 * 1024
+/**
+ * The longest condition a short form's parameter holds. With every named parameter at its own bound, one
+ * condition at its bound, named by any pointer an index field may have, still fits in MAX_QUERY_STRING_CHARACTERS.
+ */
+const MAX_CONDITION_LENGTH = 4096
+/** A pointer in a comma-separated list of a short form: `\\,` a comma in it, `\\\\` a backslash. */
+export const LISTED_POINTER = '(?:/(?:[^/~,\\\\]|~[01]|\\\\[,\\\\])*)'
+/** A pattern of `most` items, separated by commas. */
+export const listPattern = (item: string, most: number) => `^${item}(?:,${item}){0,${most - 1}}$`
 
 /** A short form's conditions: every parameter named by a pointer (the GET forms of queries and aggregations). */
 export const shortConditions = {
   title: 'conditions',
   type: 'array',
   maxItems: MAX_SHORT_CONDITIONS,
-  items: { type: 'string', maxLength: MAX_QUERY_URL_BYTES },
+  items: { type: 'string', maxLength: MAX_CONDITION_LENGTH },
   description: 'Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` ' +
     '(equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` ' +
     '(`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field\'s type: a tag or text ' +
-    'field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given ' +
-    'several times. See docs/queries.md'
+    'field the text as it is (at most 1024 bytes of UTF-8 a value, and no U+001F or U+0000), a number field a number, ' +
+    'a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md'
 } as const
 
 /**
@@ -135,12 +171,13 @@ const shortQueryString = {
     sort: {
       type: 'string',
       maxLength: 1025,
-      pattern: '^-?/',
+      pattern: `^-?${POINTER}+$`,
       description: 'A sortable field\'s pointer, `-` before it for a descending order (`sort=-/total`); ties, and the order without a sort, go by key'
     },
     fields: {
       type: 'string',
-      maxLength: MAX_QUERY_URL_BYTES,
+      maxLength: 4096,
+      pattern: listPattern(`${LISTED_POINTER}*`, MAX_FIELDS),
       description: `Answer these pointers (at most ${MAX_FIELDS}) of each document rather than the whole, separated by commas: ` +
         '`fields=/title,/total` (`\\,` is a comma in a pointer, `\\\\` a backslash)'
     },
@@ -178,6 +215,22 @@ const stateExample = {
 const queryHeaders = { type: 'object', properties: { Prefer: { type: 'string', description: 'RFC 7240: `count=exact` adds `count` to the answer' } } } as const
 const pageExample = { items: [{ key: 'orders:17', etag: '"3"', value: { status: 'open', total: 12.5 } }], cursor: null, count: 1 }
 
+/** A collection that can have an index: its name does not start with `{` (a cluster hash tag would pin its keys to one slot). */
+function indexableParams (separator: string) {
+  const params = collectionParams(separator)
+  const { collection } = params.properties
+  return {
+    ...params,
+    properties: {
+      collection: {
+        ...collection,
+        pattern: '^(?!\\{)' + collection.pattern.slice(1),
+        description: collection.description + '; not starting with `{`'
+      }
+    }
+  } as const
+}
+
 export function indexRouteSchemas (separator: string) {
   const params = collectionParams(separator)
   return {
@@ -196,7 +249,7 @@ export function indexRouteSchemas (separator: string) {
       description: 'Builds the index over the documents already there (202 while it builds, 200 once ready or when the ' +
         'definition is unchanged). A changed definition builds beside the current one, which answers queries until the ' +
         'new one is ready. When the collection has a schema, each field\'s type must agree with it.',
-      params,
+      params: indexableParams(separator),
       querystring: noQuery,
       body: { $ref: 'IndexDefinition#' },
       response: {
@@ -237,7 +290,7 @@ export function indexRouteSchemas (separator: string) {
         '`?/status=open&/total=gte:10&sort=-/total&fields=/title,/total&limit=20`. It is read into the filter that query ' +
         'would send (`{"/status": "open", "/total": {"$gte": 10}}`) and answered alike: same page, counts, access, and ' +
         'cursors, which continue either form of the same query. `$or` and `$not` take the POST form; so does a URL ' +
-        `longer than ${MAX_QUERY_URL_BYTES} bytes (414).`,
+        `whose parameters hold more than ${MAX_QUERY_STRING_CHARACTERS} characters, names and values decoded (414).`,
       params,
       querystring: shortQueryString,
       headers: queryHeaders,

@@ -8,8 +8,8 @@ import type { AggregateRequest } from './aggregate.js'
 import { aggregateRouteSchema, shortAggregateRouteSchema } from './aggregate-route-schemas.js'
 import { shortAggregateOf, type ShortAggregateString } from './short-aggregate.js'
 import type { QueryRequest, QuerySource } from './queries.js'
-import { indexRouteSchemas, MAX_QUERY_URL_BYTES } from './route-schemas.js'
-import { checkPercentEncoding, shortQueryOf, type ShortQueryString } from './short-query.js'
+import { indexRouteSchemas, MAX_QUERY_STRING_CHARACTERS } from './route-schemas.js'
+import { checkPercentEncoding, queryStringCharacters, shortQueryOf, type ShortQueryString } from './short-query.js'
 import type { IndexState } from './storage.js'
 
 /** `/collections/{collection}/index` (declare, read, remove) and `/collections/{collection}/query` (POST, and its short GET form). */
@@ -56,11 +56,13 @@ export default async function indexRoutes (app: FastifyInstance) {
   // The query is read (queryOf) once the caller may read some of the collection: one who may not is 403, whatever it says.
   /** Before a short form's query string is validated parameter by parameter: its length, and its percent-encoding. */
   async function checkShortForm (request: FastifyRequest): Promise<void> {
-    if (Buffer.byteLength(request.url) > MAX_QUERY_URL_BYTES) {
-      throw new UriTooLongError(`The URL exceeds ${MAX_QUERY_URL_BYTES} bytes: POST the query to ${request.url.split('?', 1)[0]} instead`)
-    }
     const search = request.url.indexOf('?')
-    if (search >= 0) checkPercentEncoding(request.url.slice(search + 1))
+    if (search < 0) return
+    if (queryStringCharacters(request.query as Record<string, unknown>) > MAX_QUERY_STRING_CHARACTERS) {
+      throw new UriTooLongError(`The query string's parameters exceed ${MAX_QUERY_STRING_CHARACTERS} characters: ` +
+        `POST the query to ${request.url.slice(0, search)} instead`)
+    }
+    checkPercentEncoding(request.url.slice(search + 1))
   }
 
   function readableReach (request: FastifyRequest, reply: FastifyReply, collection: string): 'all' | string[] {

@@ -142,5 +142,5 @@ function memberOf (reply: unknown, name: string): unknown {
 export function resultsOf (reply: Map<string, unknown>): Array<Map<string, unknown>> {
   const results = reply.get('results')
   if (!Array.isArray(results)) return []
-  return results.map((result) => fieldsOfReply(fieldsOfReply(result).get('extra_attributes') ?? {}))
+  return results.map((result) => fieldsOfReply(memberOf(result, 'extra_attributes') ?? {}))
 }

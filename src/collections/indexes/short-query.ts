@@ -111,6 +111,27 @@ export function checkPercentEncoding (search: string): void {
   }
 }
 
+/** The characters (code points) of a parsed query string's names and values, each name counted with each of its values. */
+export function queryStringCharacters (query: Record<string, unknown>): number {
+  let characters = 0
+  for (const [name, given] of Object.entries(query)) {
+    for (const value of Array.isArray(given) ? given : [given]) characters += codePoints(name) + codePoints(String(value))
+  }
+  return characters
+}
+
+function codePoints (text: string): number {
+  let count = text.length
+  for (let at = 0; at < text.length; at++) {
+    const unit = text.charCodeAt(at)
+    if (unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length) {
+      const next = text.charCodeAt(at + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) { count--; at++ }
+    }
+  }
+  return count
+}
+
 /** Form-encoded text decoded (`+` a space), or undefined when its percent-encoding is not UTF-8. */
 function decoded (text: string): string | undefined {
   try {

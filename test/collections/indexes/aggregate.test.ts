@@ -194,6 +194,24 @@ describe('aggregations agree with the reference over the documents', () => {
     expect(within.json()).toEqual({ groups: [{ key: { '/kind': 'many' }, n: 2 }], truncated: false })
   })
 
+  it('states in the description what a sort item and a pointer take (schema-valid requests Schemathesis found refused)', async () => {
+    for (const body of [
+      { groupBy: ['/s'], sort: [{ order: 'asc' }] },
+      { groupBy: ['/s'], metrics: { n: { $count: {} } }, sort: [{ metric: 'n', pointer: '/s' }] },
+      { groupBy: ['/s~2'] },
+      { metrics: { t: { $sum: '' } } }
+    ]) {
+      const response = await aggregate('aggnamed', body)
+      expect(response.statusCode, JSON.stringify(body)).toBe(400)
+      expect(response.json().code, JSON.stringify(body)).toBe('DOCS_ERR_VALIDATION')
+    }
+    for (const search of ['groupBy=/s~2', 'metrics=t:sum:/n~', 'sort=-/s~3']) {
+      const response = await app.inject({ method: 'GET', url: `/collections/aggnamed/aggregate?${search}`, headers: admin })
+      expect(response.statusCode, search).toBe(400)
+      expect(response.json().code, search).toBe('DOCS_ERR_VALIDATION')
+    }
+  })
+
   it('refuses to read more than MAX_AGGREGATE_MATCHES documents (422), never answering part', async () => {
     const bounded = await buildTestApp({ maxAggregateMatches: 3 })
     const collection = 'aggbound'

@@ -44,6 +44,18 @@ describe('PUT /collections/{c}/index declares what is searchable', () => {
     expect((await get(app, '/collections/bad/index')).statusCode).toBe(404)
   })
 
+  it('refuses what the description refuses (schema-valid requests Schemathesis found refused, or answered 500)', async () => {
+    // RediSearch reads a field's JSONPath as a C string: a NUL cut it short, FT.CREATE failed, and every route of the index was 500.
+    const nul = await put(app, '/collections/nul/index', { fields: [{ pointer: '/a\u0000b', type: 'tag' }, { pointer: '/c', type: 'tag' }] })
+    expect(nul.statusCode).toBe(400)
+    expect(JSON.stringify(nul.json().errors)).toMatch(/fields\/0\/pointer.*must match pattern/)
+    expect((await get(app, '/collections/nul/index')).statusCode).toBe(404)
+    expect((await app.inject({ method: 'GET', url: '/collections/nul/query' })).statusCode).toBe(404)
+    const braced = await app.inject({ method: 'PUT', url: '/collections/%7Bbraced/index', payload: { fields: [{ pointer: '/a', type: 'tag' }] } })
+    expect(braced.statusCode).toBe(400)
+    expect(braced.json().detail).toMatch(/params\/collection must match pattern/)
+  })
+
   it('checks field types against the collection\'s schema', async () => {
     await put(app, '/schemas/typed', { type: 'object', properties: { total: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } } })
     const wrong = await put(app, '/collections/typed/index', { fields: [{ pointer: '/total', type: 'tag' }] })

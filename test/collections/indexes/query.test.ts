@@ -120,13 +120,18 @@ describe('refusals', () => {
       [{ filter: { $or: [{ '/s': 'a' }, { '/n': { $ne: 1 } }] } }, /only says what documents lack/],
       [{ filter: { '/s': { $prefix: 'a' } } }, /at least 2 characters/],
       [{ filter: { '/s': 'a\u001fb' } }, /U\+001F/],
-      [{ filter: { status: 'a' } }, /neither a pointer/],
+      // Stated in the description (propertyNames): a filter's members are pointers, $and, $or and $not.
+      [{ filter: { status: 'a' } }, /member \\"status\\": property name must be valid/],
       [{ limit: 101 }, /limit/],
       [{ limit: -1 }, /limit/],
       [{ sort: [{ pointer: '/s' }] }, /not sortable/],
       [{ sort: [{ pointer: '/n' }, { pointer: '/s' }] }, /sort/],
       [{ cursor: 'garbage' }, /cursor is not one this query issued/],
-      [{ unknown: 1 }, /additional/i]
+      [{ unknown: 1 }, /additional/i],
+      // Stated in the description: pointers as RFC 6901 writes them, a sort on a field (not the whole document), cursors in base64url.
+      [{ fields: ['/a~2'] }, /fields\/0 must match pattern/],
+      [{ sort: [{ pointer: '' }] }, /sort\/0\/pointer must match pattern/],
+      [{ cursor: 'not base64url!' }, /cursor must match pattern/]
     ]
     for (const [body, detail] of cases) {
       const response = await query(app, 'refused', body)
