@@ -13,6 +13,10 @@ COPY client ./client
 COPY openapi/client ./openapi/client
 COPY scripts/build-client.ts ./scripts/
 RUN node scripts/build-client.ts --force
+# The console the service serves at /console, built with the client's sources.
+COPY console ./console
+COPY scripts/build-console.ts ./scripts/
+RUN node scripts/build-console.ts --force
 
 FROM node:24-slim AS production
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
@@ -21,6 +25,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/client/dist/jsondocs.js /app/client/dist/jsondocs.js.map ./client/dist/
+COPY --from=build /app/console/dist/index.html /app/console/dist/console.js /app/console/dist/console.css ./console/dist/
 USER node
 EXPOSE 3000
 # Asks the service where it listens: PORT, and HOST unless it is every interface.

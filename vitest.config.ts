@@ -22,7 +22,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['**/node_modules/**', ...(process.env.TEST_REDIS === 'cluster' ? [...ownRedisOnly, ...sameOnAnyRedis] : [])],
-    globalSetup: ['test/setup/redis.ts', 'test/setup/client.ts'],
+    globalSetup: ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

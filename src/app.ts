@@ -25,6 +25,7 @@ import healthRoutes from './http/health.js'
 import openapiPlugin from './openapi/plugin.js'
 import openapiRoutes from './openapi/routes.js'
 import sdkRoutes from './sdk/plugin.js'
+import consoleRoutes from './console/plugin.js'
 import corsPlugin from './http/cors.js'
 import jsonParserPlugin from './http/json-parser.js'
 import methodNotAllowedRoutes, { recordRouteMethods, routeEveryMethod } from './http/methods.js'
@@ -179,6 +180,7 @@ function serviceRoutes (config: AppConfig): FastifyPluginAsync {
     if (app.metrics && hasAdmin(config)) await app.register(metricsRoutes)
     await app.register(openapiRoutes)
     await app.register(sdkRoutes)
+    await app.register(consoleRoutes)
   }
 }
 

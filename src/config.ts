@@ -36,12 +36,12 @@ export const environmentSchema = {
     MAX_WORK_BYTES: { type: 'integer', minimum: 1024, default: 2097152 },
     MAX_JSONPATH_VALUES: { type: 'integer', minimum: 1, default: 250000 },
     REDIS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 2000 },
-    // RediSearch's TIMEOUT for each command of a query: see Queries in the README.
+    // RediSearch's TIMEOUT for each command of a query: see docs/queries.md.
     QUERY_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 500 },
-    // On a Redis Cluster, the matches of a query one master may answer for the service to order: see Redis Cluster in the README.
+    // On a Redis Cluster, the matches of a query one master may answer for the service to order: see Redis Cluster in docs/operations.md.
     MAX_CLUSTER_MATCHES: { type: 'integer', minimum: 1, maximum: 100000, default: 10000 },
     MAX_AGGREGATE_MATCHES: { type: 'integer', minimum: 1, maximum: 1000000, default: 100000 },
-    // Replicas every write waits for (WAIT) before it is acknowledged: see Durability in the README.
+    // Replicas every write waits for (WAIT) before it is acknowledged: see Replicas and failover in docs/operations.md.
     WRITE_REPLICAS: { type: 'integer', minimum: 0, maximum: 16, default: 0 },
     WRITE_REPLICAS_TIMEOUT_MS: { type: 'integer', minimum: 1, default: 1000 },
     RETRY_AFTER_SECONDS: { type: 'integer', minimum: 0, default: 1 },
@@ -54,17 +54,17 @@ export const environmentSchema = {
     MAX_WAITING_UPLOADS: { type: 'integer', minimum: 0, default: 64 },
     MAX_VALIDATION_MS: { type: 'integer', minimum: 1, default: 1000 },
     MAX_VALIDATION_MEMORY_MB: { type: 'integer', minimum: 16, default: 256 },
-    // Service processes on one port (node's cluster module): see Many instances in the README.
+    // Service processes on one port (node's cluster module): see Many instances in docs/operations.md.
     WORKERS: { type: 'integer', minimum: 1, maximum: 64, default: 1 },
     // Per service process; by default the cores but one (left to the event loops and Redis), shared
-    // among the WORKERS: see Validated collections in the README.
+    // among the WORKERS: see docs/collections.md.
     VALIDATION_WORKERS: { type: 'integer', minimum: 1 },
     ...accessEnvironmentSchema,
     METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
     CORS_ORIGINS: { type: 'string' },
-    // Per credential, or per client address without one; `off` to disable. See Rate limits in the README.
+    // Per credential, or per client address without one; `off` to disable. See Rate limits in docs/access.md.
     RATE_LIMIT: { type: 'string', default: '600/minute' },
-    // Live changes: see the README. Entries kept per document (0: no feed, streams answer 404), for how long.
+    // Live changes: see docs/live.md. Entries kept per document (0: no feed, streams answer 404), for how long.
     EVENTS_MAXLEN: { type: 'integer', minimum: 0, maximum: 1000000, default: 1000 },
     EVENTS_RETENTION_MS: { type: 'integer', minimum: 1000, default: 3600000 },
     EVENTS_FEED_MAXLEN: { type: 'integer', minimum: 0, maximum: 10000000, default: 100000 },
@@ -72,7 +72,7 @@ export const environmentSchema = {
     STREAM_HEARTBEAT_MS: { type: 'integer', minimum: 100, default: 15000 },
     MAX_STREAMS: { type: 'integer', minimum: 0, default: 1000 },
     STREAM_TICKET_TTL_MS: { type: 'integer', minimum: 1000, maximum: 3600000, default: 300000 },
-    // Pages of events per minute a credential's streams may read to catch up: see Live changes in the README.
+    // Pages of events per minute a credential's streams may read to catch up: see docs/live.md.
     STREAM_CATCH_UP_READS: { type: 'integer', minimum: 1, maximum: 100000, default: 100 }
   },
   required: ['HOST', 'PORT', 'BASE_PATH', 'LOG_LEVEL', 'DATA_DIR', 'KEY_PREFIX', 'COLLECTION_SEPARATOR', 'BODY_LIMIT', 'MAX_DEPTH',
@@ -87,7 +87,7 @@ export const environmentSchema = {
 export type Environment = FromSchema<typeof environmentSchema>
 
 /**
- * What one request may cost, enforced before the work is done (see Limits in the README). Over a limit the
+ * What one request may cost, enforced before the work is done (see Cost limits in docs/api.md). Over a limit the
  * answer is 422 DOCS_ERR_LIMIT_EXCEEDED naming the setting, and nothing is written.
  */
 export interface CostLimits {

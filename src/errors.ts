@@ -77,7 +77,7 @@ export const SchemaViolationError = define('DOCS_ERR_SCHEMA_VIOLATION', '%s')
 export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
   'Document "%s" kept changing while its write was validated; retry the request')
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
-  'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in the README); read or write its parent instead')
+  'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in docs/api.md); read or write its parent instead')
 export const NoSearchError = define('DOCS_ERR_NO_SEARCH', '%s')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',

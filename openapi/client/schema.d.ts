@@ -458,7 +458,7 @@ export interface paths {
         };
         /**
          * The service's metrics, in Prometheus text format (needs the admin token)
-         * @description Served to the admin token, `Authorization: Bearer <AUTH_ADMIN_TOKEN>` (to everyone when access is not enforced); METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in the README.
+         * @description Served to the admin token, `Authorization: Bearer <AUTH_ADMIN_TOKEN>` (to everyone when access is not enforced); METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in docs/operations.md (Metrics).
          */
         get: operations["getMetrics"];
         put?: never;
@@ -467,7 +467,7 @@ export interface paths {
         options?: never;
         /**
          * The service's metrics, in Prometheus text format (needs the admin token) (headers only)
-         * @description Served to the admin token, `Authorization: Bearer <AUTH_ADMIN_TOKEN>` (to everyone when access is not enforced); METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in the README.
+         * @description Served to the admin token, `Authorization: Bearer <AUTH_ADMIN_TOKEN>` (to everyone when access is not enforced); METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in docs/operations.md (Metrics).
          */
         head: operations["headMetrics"];
         patch?: never;
@@ -865,7 +865,7 @@ export interface components {
             /** @enum {string} */
             order?: "asc" | "desc";
         };
-        /** @description A query: see Queries in the README for the filter grammar */
+        /** @description A query: see docs/queries.md for the filter grammar */
         QueryRequest: {
             /** @description Members are pointers of the index (a value, or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $prefix $text`) and `$and`, `$or` (lists of filters), `$not` (a filter); all must hold */
             filter?: {
@@ -904,7 +904,7 @@ export interface components {
             /** @enum {string} */
             order?: "asc" | "desc";
         };
-        /** @description Groups of the documents a filter matches, and what they count and add up to: see Aggregations in the README */
+        /** @description Groups of the documents a filter matches, and what they count and add up to: see Aggregations in docs/queries.md */
         AggregateRequest: {
             /** @description The query filter: the same grammar and refusals as `POST /collections/{collection}/query` */
             filter?: {
@@ -1571,7 +1571,7 @@ export interface operations {
     getDocument: {
         parameters: {
             query?: {
-                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see Cost limits in docs/api.md), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
@@ -2303,7 +2303,7 @@ export interface operations {
     headDocument: {
         parameters: {
             query?: {
-                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see the README), and beside a `pointer` other than "" */
+                /** @description A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or the service screens it out (see Cost limits in docs/api.md), and beside a `pointer` other than "" */
                 jsonpath?: string;
                 /** @description Live streams: continue after the event with this id, as `Last-Event-ID` does (which takes precedence); a prefix stream on a Redis Cluster names the slot too (`<ms>-<seq>-<slot>`) */
                 since?: string;
@@ -6324,7 +6324,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -6636,7 +6636,7 @@ export interface operations {
                 sort?: string;
                 /** @description Most groups answered */
                 limit?: number;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -6766,7 +6766,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `cursor` of the previous page of the same query */
                 cursor?: string;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };
@@ -7088,7 +7088,7 @@ export interface operations {
                 limit?: number;
                 /** @description The `cursor` of the previous page of the same query */
                 cursor?: string;
-                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See Queries in the README */
+                /** @description Each parameter named by a pointer of the index is a condition on it, and all hold: `/status=open` (equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` (`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field's type: a tag or text field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given several times. See docs/queries.md */
                 conditions?: {
                     [key: string]: string;
                 };

@@ -4,7 +4,7 @@ import { algorithmOf, createJwtVerifier, type JwtKey, type JwtSettings } from '.
 import { parseScopes, type Scope } from './scopes.js'
 import { createPublicKey } from 'node:crypto'
 
-/** Who may do what, as configured; see Access in the README. */
+/** Who may do what, as configured; see docs/access.md. */
 export interface AccessSettings {
   /** Has every right on every key and alone manages tokens; compared in constant time. */
   adminToken?: string

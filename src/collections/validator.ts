@@ -66,7 +66,7 @@ export function compileDocumentSchema (schema: unknown, checker: Ajv2020 = creat
     }
     const refused = refusedPatterns(schema, patterns)
     if (refused.length > 0) {
-      throw withExtensions(new InvalidSchemaError('The schema has patterns that cannot run in linear time (see Validated collections in the README)'),
+      throw withExtensions(new InvalidSchemaError('The schema has patterns that cannot run in linear time (see docs/collections.md)'),
         { errors: refused.slice(0, MAX_VIOLATIONS).map((pattern) => ({ in: 'body', ...pattern })) })
     }
     validate = ajv.compile(schema)

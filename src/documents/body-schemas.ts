@@ -228,7 +228,7 @@ export const readQuerySchema = {
       minLength: 1,
       maxLength: 2048,
       description: 'A read-only JSONPath over the whole document, starting with `$`. 400 when RedisJSON refuses it or ' +
-        'the service screens it out (see the README), and beside a `pointer` other than ""'
+        'the service screens it out (see Cost limits in docs/api.md), and beside a `pointer` other than ""'
     },
     ...liveStreamQuery
   },

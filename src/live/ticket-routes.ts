@@ -10,7 +10,7 @@ import { ticketRouteSchemas as schemas } from './ticket-route-schemas.js'
 /**
  * `POST /streams/tickets`: a stream ticket for a document the credentials may read, or for a key prefix they
  * may list (the keys its streams show bounded as the listing bounds them), for an EventSource that cannot send
- * them (see Live changes in the README).
+ * them (see docs/live.md).
  */
 export default async function ticketRoutes (app: FastifyInstance) {
   app.post<{ Body: { key: string } | { prefix: string } }>('/streams/tickets', {

@@ -30,7 +30,7 @@ export interface AnswerCacheCounts {
 }
 
 /**
- * The two caches of reads (README, Client-side caching): `answers`, whole answers the service recalls
+ * The two caches of reads (docs/operations.md, Client-side caching): `answers`, whole answers the service recalls
  * (store.recall), and `replies`, node-redis' client-side cache of Redis replies the answers are built from.
  */
 export function cacheMetrics (registry: Registry, answers: () => AnswerCacheCounts, replies: BoundedClientSideCache | undefined): void {

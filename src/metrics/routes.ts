@@ -13,7 +13,7 @@ const metricsSchema = {
   tags: ['metrics'],
   summary: 'The service\'s metrics, in Prometheus text format (needs the admin token)',
   description: 'Served to the admin token, `Authorization: Bearer <AUTH_ADMIN_TOKEN>` (to everyone when access is not enforced); ' +
-    'METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in the README.',
+    'METRICS_PORT serves the same text on a second listener, without a token. The metrics are listed in docs/operations.md (Metrics).',
   response: {
     200: {
       description: 'Prometheus text exposition format 0.0.4',

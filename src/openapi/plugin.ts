@@ -48,7 +48,7 @@ export default fp(async function openapiPlugin (app: FastifyInstance, { basePath
           bearer: {
             type: 'http',
             scheme: 'bearer',
-            description: 'A token from POST /tokens, the admin token, or a JWT from the configured identity provider (see Access in the README)'
+            description: 'A token from POST /tokens, the admin token, or a JWT from the configured identity provider (see docs/access.md)'
           }
         }
       },

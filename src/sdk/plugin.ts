@@ -1,14 +1,10 @@
-import { createHash } from 'node:crypto'
-import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { PUBLIC } from '../access/plugin.js'
-import { NotFoundError } from '../errors.js'
+import { sendStatic, staticFiles } from '../http/static-files.js'
 
 /** Where `npm run build:client` writes the client (client/dist, beside src/ and dist/). */
 export const CLIENT_DIST = join(import.meta.dirname, '../../client/dist')
-
-interface Asset { body: Buffer, etag: string, modified: number, size: number }
 
 const ASSETS = {
   'jsondocs.js': 'text/javascript; charset=utf-8',
@@ -23,26 +19,9 @@ const ASSETS = {
  * answers 404 saying so. Hidden from the description, as the reference page's assets are.
  */
 export default async function sdkRoutes (app: FastifyInstance, { dir = CLIENT_DIST }: { dir?: string } = {}) {
-  const held = new Map<string, Asset>()
-
-  async function load (name: keyof typeof ASSETS): Promise<Asset> {
-    const file = join(dir, name)
-    const found = await stat(file).catch(() => undefined)
-    if (!found) throw new NotFoundError(`The client module was not built: run npm run build:client (no ${name})`)
-    const known = held.get(name)
-    if (known && known.modified === found.mtimeMs && known.size === found.size) return known
-    const body = await readFile(file)
-    const asset = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`, modified: found.mtimeMs, size: found.size }
-    held.set(name, asset)
-    return asset
-  }
-
-  for (const [name, type] of Object.entries(ASSETS) as Array<[keyof typeof ASSETS, string]>) {
-    app.get(`/sdk/${name}`, { schema: { hide: true }, config: { access: PUBLIC } }, async (request, reply) => {
-      const asset = await load(name)
-      reply.header('ETag', asset.etag).header('Cache-Control', 'no-cache')
-      if (request.headers['if-none-match']?.split(',').some((tag) => tag.trim() === asset.etag)) return reply.code(304).send()
-      return reply.type(type).send(asset.body)
-    })
+  const load = staticFiles(dir, (name) => `The client module was not built: run npm run build:client (no ${name})`)
+  for (const [name, type] of Object.entries(ASSETS)) {
+    app.get(`/sdk/${name}`, { schema: { hide: true }, config: { access: PUBLIC } }, async (request, reply) =>
+      sendStatic(request, reply, await load(name), type))
   }
 }

@@ -137,7 +137,8 @@ describe('the admin token', () => {
 
 describe('public routes', () => {
   it('answer without credentials, and whatever credentials are sent', async () => {
-    for (const url of ['/health', '/openapi.json', '/openapi.yaml', '/reference/', '/sdk/jsondocs.js', '/sdk/jsondocs.js.map']) {
+    for (const url of ['/health', '/openapi.json', '/openapi.yaml', '/reference/', '/sdk/jsondocs.js', '/sdk/jsondocs.js.map',
+      '/console', '/console/console.js', '/console/console.css']) {
       for (const token of [undefined, 'garbage']) {
         const response = await as(token, { method: 'GET', url })
         expect(response.statusCode, url).toBeLessThan(400)

@@ -5,7 +5,7 @@ import { segment, token, trickyNames } from '../helpers/member-names.js'
 const app = await buildTestApp()
 
 /**
- * The documented limit (README, Addressing): RedisJSON's writes miss a member whose path step needs
+ * The documented limit (docs/api.md, Addressing): RedisJSON's writes miss a member whose path step needs
  * escapes, so deeper in a write's pointer, in a merge patch or in an operation such a name is 422.
  */
 const needsEscapes = (name: string) => name.includes('\\') || (name.includes('"') && name.includes("'"))

@@ -46,7 +46,7 @@ const aggregateSort = {
 const aggregateRequest = {
   $id: 'AggregateRequest',
   type: 'object',
-  description: 'Groups of the documents a filter matches, and what they count and add up to: see Aggregations in the README',
+  description: 'Groups of the documents a filter matches, and what they count and add up to: see Aggregations in docs/queries.md',
   properties: {
     filter: {
       type: 'object',

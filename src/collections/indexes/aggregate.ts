@@ -154,9 +154,10 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
         for await (const page of rows) {
           read += page.length
           if (read > options.maxMatches) throw tooMany()
-          for (const row of page) countInto(groups, types, row)
-          if (groups.size > MAX_GROUPS_HELD) {
-            throw limitExceeded('MAX_AGGREGATE_GROUPS', MAX_GROUPS_HELD, `An aggregation may make at most ${MAX_GROUPS_HELD} groups; group by fewer or narrower fields`)
+          for (const row of page) {
+            if (!countInto(groups, types, row, MAX_GROUPS_HELD)) {
+              throw limitExceeded('MAX_AGGREGATE_GROUPS', MAX_GROUPS_HELD, `An aggregation may make at most ${MAX_GROUPS_HELD} groups; group by fewer or narrower fields`)
+            }
           }
         }
       }

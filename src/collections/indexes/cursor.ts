@@ -48,13 +48,20 @@ export function decodeCursor (cursor: string, digest: string): Position {
  * A string as an expression of RediSearch's expression language (FILTER). Its quoted literals drop a
  * backslash before any punctuation or space, however many there are, so no literal can hold every string:
  * text without `\` or `"` is one literal; other text is a format() of literal runs, each `"` given as
- * `'"'` and each backslash cut from a literal that keeps it (`"\b"` holds a backslash and a b).
+ * `'"'` and each backslash cut from a literal that keeps it (`"\b"` holds a backslash and a b). A line feed
+ * ends a literal unless a backslash comes before it (every other control character but U+0000 reads as
+ * itself; RediSearch's values end at a U+0000, so none reaches a literal).
  */
 export function stringLiteral (text: string): string {
-  if (!/["\\]/.test(text)) return `"${text}"`
+  if (!/["\\]/.test(text)) return literalRun(text)
   const parts = text.split(/(["\\])/).filter((part) => part !== '').map((part) =>
-    part === '"' ? `'"'` : part === '\\' ? 'substr("\\b", 0, 1)' : `"${part}"`)
+    part === '"' ? `'"'` : part === '\\' ? 'substr("\\b", 0, 1)' : literalRun(part))
   return `format("${'%s'.repeat(parts.length)}", ${parts.join(', ')})`
+}
+
+/** Text without `"` or `\` as one quoted literal. */
+function literalRun (text: string): string {
+  return `"${text.replaceAll('\n', '\\\n')}"`
 }
 
 /**

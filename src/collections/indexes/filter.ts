@@ -209,6 +209,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     if (typeof value !== 'string') fail(at, 'takes a string')
     if (Buffer.byteLength(value) > MAX_VALUE_BYTES) fail(at, `takes a string of at most ${MAX_VALUE_BYTES} bytes`)
     if (value.includes(TAG_SEPARATOR)) fail(at, 'takes no string holding U+001F')
+    if (value.includes('\u0000')) fail(at, 'takes no string holding U+0000: RediSearch indexes a value only up to its first U+0000')
     return value.replace(TAG_BLANKS, '')
   }
 

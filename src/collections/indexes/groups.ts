@@ -66,17 +66,23 @@ function add (tally: Tally, value: number): void {
 
 /**
  * Counts a match into its groups: row holds the JSON text of its groupBy fields (of these types), then of
- * the number fields the metrics read. A document counts once in each group its fields give it.
+ * the number fields the metrics read. A document counts once in each group its fields give it. Answers
+ * false, having counted it nowhere, when that would make more than maxGroups groups (one document's arrays
+ * alone may name millions of combinations).
  */
-export function countInto (groups: Groups, types: readonly GroupFieldType[], row: ReadonlyArray<string | undefined>): void {
+export function countInto (groups: Groups, types: readonly GroupFieldType[], row: ReadonlyArray<string | undefined>, maxGroups: number): boolean {
   const groupCount = types.length
+  const values = types.map((type, position) => keyValues(type, row[position]))
+  const keys = values.reduce((product, choices) => product * choices.length, 1)
+  if (keys > maxGroups) return false
+  const ids = combinations(values).map((key) => ({ key, id: JSON.stringify(key) }))
+  if (groups.size + ids.filter(({ id }) => !groups.has(id)).length > maxGroups) return false
   const numbers = row.slice(groupCount).map((json) => {
     if (json === undefined) return undefined
     const value = JSON.parse(json) as unknown
     return typeof value === 'number' ? value : undefined
   })
-  for (const key of combinations(types.map((type, position) => keyValues(type, row[position])))) {
-    const id = JSON.stringify(key)
+  for (const { key, id } of ids) {
     let group = groups.get(id)
     if (group === undefined) {
       group = { key, documents: 0, tallies: numbers.map(() => ({ sum: 0, compensation: 0, count: 0, min: Infinity, max: -Infinity })) }
@@ -85,6 +91,7 @@ export function countInto (groups: Groups, types: readonly GroupFieldType[], row
     group.documents++
     numbers.forEach((value, position) => { if (value !== undefined) add(group.tallies[position]!, value) })
   }
+  return true
 }
 
 function metricOf (group: Group, metric: MetricSpec): number | null {

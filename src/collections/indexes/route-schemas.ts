@@ -88,7 +88,7 @@ const cursor = { type: 'string', maxLength: 4096, description: 'The `cursor` of 
 const queryRequest = {
   $id: 'QueryRequest',
   type: 'object',
-  description: 'A query: see Queries in the README for the filter grammar',
+  description: 'A query: see docs/queries.md for the filter grammar',
   properties: {
     filter: {
       type: 'object',
@@ -122,7 +122,7 @@ export const shortConditions = {
     '(equality), or an operator before the value: `eq: ne: gt: gte: lt: lte: in: nin: prefix: exists: text:` ' +
     '(`/total=gte:10`, `/status=in:open,paid`, `/title=text:red shoes`). Values take the field\'s type: a tag or text ' +
     'field the text as it is, a number field a number, a boolean field `true` or `false`. A pointer may be given ' +
-    'several times. See Queries in the README'
+    'several times. See docs/queries.md'
 } as const
 
 /**

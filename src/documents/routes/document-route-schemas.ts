@@ -53,7 +53,7 @@ const where = (form: DocumentForm) => form === 'document'
 
 const recordHeaders = ['ETag', 'Expires-In'] as const
 
-/** A read's answer, with the live stream a client asking for text/event-stream gets instead (see Live changes in the README). */
+/** A read's answer, with the live stream a client asking for text/event-stream gets instead (see docs/live.md). */
 function withEventStream<R extends { content: object }> (response: R) {
   return {
     ...response,

@@ -1,5 +1,5 @@
 /**
- * A reference of aggregations, written from the README's rules (Aggregations) rather than from RediSearch:
+ * A reference of aggregations, written from the rules of docs/queries.md (Aggregations) rather than from RediSearch:
  * the groups of the matching documents, their metrics, and their order.
  */
 import type { Doc } from './reference.js'

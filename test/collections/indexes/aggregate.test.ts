@@ -9,7 +9,7 @@ import { matches, type Doc } from './reference.js'
 
 /*
  * Aggregations: random filters, groupings and metrics over random documents agree with a reference computed
- * from the documents (written from the README), through the admin's credentials and a scoped token's.
+ * from the documents (written from docs/queries.md), through the admin's credentials and a scoped token's.
  */
 
 const app = await buildGuardedApp()
@@ -170,6 +170,28 @@ describe('aggregations agree with the reference over the documents', () => {
     const { token } = await tokenFor(app, [{ prefix: 'elsewhere:', rights: ['read'] }])
     expect((await aggregate(collection, { metrics: { n: { $count: {} } } }, bearer(token))).statusCode).toBe(403)
     expect((await aggregate('noindex', { metrics: { n: { $count: {} } } })).statusCode).toBe(404)
+  })
+
+  it('refuses to make more than 10,000 groups (422), from many documents or from one document\'s arrays', async () => {
+    const open = await buildTestApp()
+    const collection = 'agggroups'
+    const groupsOf = async (body: unknown) => await open.inject({ method: 'POST', url: `/collections/${collection}/aggregate`, payload: body as object })
+    const members = (count: number, tag: string) => Array.from({ length: count }, (_, index) => `${tag}${index}`)
+    // One document whose two arrays name 4,000,000 combinations (refused before they are made); two whose 6,000 combinations each make 12,000 groups.
+    await put(open, `/docs/${collection}:cross`, { s: members(2000, 's'), tags: members(2000, 't'), kind: 'cross' })
+    await put(open, `/docs/${collection}:a`, { s: members(100, 'a'), tags: members(60, 't'), kind: 'many' })
+    await put(open, `/docs/${collection}:b`, { s: members(100, 'b'), tags: members(60, 't'), kind: 'many' })
+    await indexReady(open, collection, [{ pointer: '/s', type: 'tag' }, { pointer: '/tags', type: 'tag' }, { pointer: '/kind', type: 'tag' }])
+    for (const body of [
+      { filter: { '/kind': 'cross' }, groupBy: ['/s', '/tags'], metrics: { n: { $count: {} } } },
+      { filter: { '/kind': 'many' }, groupBy: ['/s', '/tags'], metrics: { n: { $count: {} } } }
+    ]) {
+      const over = await groupsOf(body)
+      expect(over.statusCode, over.body).toBe(422)
+      expect(over.json()).toMatchObject({ code: 'DOCS_ERR_LIMIT_EXCEEDED', limit: 'MAX_AGGREGATE_GROUPS', max: 10_000 })
+    }
+    const within = await groupsOf({ filter: { '/kind': 'many' }, groupBy: ['/kind'], metrics: { n: { $count: {} } } })
+    expect(within.json()).toEqual({ groups: [{ key: { '/kind': 'many' }, n: 2 }], truncated: false })
   })
 
   it('refuses to read more than MAX_AGGREGATE_MATCHES documents (422), never answering part', async () => {

@@ -6,7 +6,7 @@ import { matches, ordered, projected, type Doc } from './reference.js'
 
 /*
  * Random documents, random filters, sorts and page sizes: every page the service answers is the matching
- * slice of what the reference evaluator (written from the README) answers over the same documents.
+ * slice of what the reference evaluator (written from docs/queries.md) answers over the same documents.
  */
 
 const app = await buildTestApp()

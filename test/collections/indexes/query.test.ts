@@ -42,6 +42,28 @@ describe('values with characters RediSearch treats specially match literally', (
     }
   })
 
+  it('with control characters in tag values: sorted pages continue past a line feed (was a 500)', async () => {
+    const values = ['a\nb', 'a\n', '\n', 'x\ty', 'c\rd', '\u0001', 'q\n"\\', 'a\u007f', 'v\u000b\u000cw', 'a\n"b']
+    for (const [index, value] of values.entries()) {
+      expect((await put(app, `/docs/controls:${index}`, { v: value, all: 'yes' })).statusCode).toBeLessThan(300)
+    }
+    await indexReady(app, 'controls', [{ pointer: '/v', type: 'tag', sortable: true }, { pointer: '/all', type: 'tag' }])
+    for (const [index, value] of values.entries()) {
+      const response = await query(app, 'controls', { filter: { '/v': value }, limit: 10 })
+      expect(response.statusCode, response.body).toBe(200)
+      expect(response.json().items.map((item: { key: string }) => item.key), JSON.stringify(value)).toEqual([`controls:${index}`])
+    }
+    const nul = await query(app, 'controls', { filter: { '/v': { $in: ['a', 'x\u0000y'] } }, limit: 10 })
+    expect(nul.statusCode, nul.body).toBe(400)
+    expect(nul.json().detail).toMatch(/U\+0000/)
+    const byBytes = [...values.entries()].sort(([, a], [, b]) => Buffer.compare(Buffer.from(a), Buffer.from(b))).map(([index]) => `controls:${index}`)
+    for (const order of ['asc', 'desc'] as const) {
+      const keys = (await allPages(app, 'controls', { filter: { '/all': 'yes' }, sort: [{ pointer: '/v', order }], limit: 1 }))
+        .flatMap((page) => page.items.map((item) => item.key))
+      expect(keys).toEqual(order === 'asc' ? byBytes : [...byBytes].reverse())
+    }
+  })
+
   it('on $text, with words taken apart at punctuation', async () => {
     await put(app, '/docs/texts:1', { t: 'The quick-brown fox, "jumps" over {braces}' })
     await put(app, '/docs/texts:2', { t: 'a slow fox' })

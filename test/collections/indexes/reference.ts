@@ -1,5 +1,5 @@
 /**
- * A reference evaluator of queries, written from the README's rules (Queries) rather than from RediSearch:
+ * A reference evaluator of queries, written from the rules of docs/queries.md (Queries) rather than from RediSearch:
  * which documents a filter matches, and in which order a sort puts them.
  */
 import { parsePointer } from '../../../src/documents/pointer.js'
