@@ -13,5 +13,6 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
   && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
   && groupadd --gid 1000 node \
   && useradd --uid 1000 --gid node --shell /bin/bash --create-home node \
-  && node --version && npm --version
+  && node --version && npm --version \
+  && rm -rf /tmp/node-compile-cache
 CMD ["node"]
