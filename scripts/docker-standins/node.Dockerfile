@@ -7,7 +7,8 @@ COPY node /usr/local/bin/node
 COPY npm /usr/local/lib/node_modules/npm
 COPY ca-certificates.crt /usr/local/share/node-extra-ca-certificates.crt
 ENV NODE_EXTRA_CA_CERTS=/usr/local/share/node-extra-ca-certificates.crt
-ARG NPM_REGISTRY=https://registry.npmjs.org/
+# The registry the machine's npm uses (build.sh passes `npm config get registry`).
+ARG NPM_REGISTRY
 ENV NPM_CONFIG_REGISTRY=$NPM_REGISTRY
 RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
   && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
