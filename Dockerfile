@@ -22,7 +22,8 @@ FROM node:24-slim AS production
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# npm's cache and the compile cache npm keeps for itself in /tmp serve npm only, never the service.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force && rm -rf /tmp/node-compile-cache
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/client/dist/jsondocs.js /app/client/dist/jsondocs.js.map ./client/dist/
 COPY --from=build /app/console/dist/index.html /app/console/dist/console.js /app/console/dist/console.css ./console/dist/
