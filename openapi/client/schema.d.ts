@@ -1630,7 +1630,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1641,7 +1641,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1811,7 +1811,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1822,7 +1822,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1979,7 +1979,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -1990,7 +1990,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2139,7 +2139,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2150,7 +2150,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2357,7 +2357,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2366,7 +2366,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2522,7 +2522,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2533,7 +2533,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2700,7 +2700,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2711,7 +2711,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2881,7 +2881,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -2892,7 +2892,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3049,7 +3049,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3060,7 +3060,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3208,7 +3208,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3219,7 +3219,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3426,7 +3426,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3435,7 +3435,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3591,7 +3591,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3602,7 +3602,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3751,7 +3751,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3762,7 +3762,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3862,7 +3862,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3871,7 +3871,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3956,7 +3956,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -3967,7 +3967,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4082,7 +4082,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4093,7 +4093,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4211,7 +4211,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4222,7 +4222,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4347,7 +4347,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4358,7 +4358,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4493,7 +4493,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4504,7 +4504,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4618,7 +4618,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4627,7 +4627,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4732,7 +4732,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4743,7 +4743,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4860,7 +4860,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4869,7 +4869,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4973,7 +4973,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -4984,7 +4984,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5100,7 +5100,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5109,7 +5109,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5204,7 +5204,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5215,7 +5215,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5295,7 +5295,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5304,7 +5304,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5395,7 +5395,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5406,7 +5406,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5527,7 +5527,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5538,7 +5538,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5662,7 +5662,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5673,7 +5673,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5788,7 +5788,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5797,7 +5797,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5881,7 +5881,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -5892,7 +5892,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6012,7 +6012,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6023,7 +6023,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6135,7 +6135,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6146,7 +6146,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6247,7 +6247,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6256,7 +6256,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6360,7 +6360,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6371,7 +6371,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6507,7 +6507,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6518,7 +6518,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6668,7 +6668,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6677,7 +6677,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6807,7 +6807,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6818,7 +6818,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6959,7 +6959,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -6970,7 +6970,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7125,7 +7125,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7134,7 +7134,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7243,7 +7243,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7254,7 +7254,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7342,7 +7342,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7353,7 +7353,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7451,7 +7451,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7460,7 +7460,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7534,7 +7534,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7545,7 +7545,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7642,7 +7642,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7653,7 +7653,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7755,7 +7755,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7766,7 +7766,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7846,7 +7846,7 @@ export interface operations {
             /** @description Credentials missing or invalid */
             401: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
@@ -7855,7 +7855,7 @@ export interface operations {
             /** @description Not within the credentials' scopes */
             403: {
                 headers: {
-                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, or `error="insufficient_scope"` when they lack the right */
+                    /** @description RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), or `error="insufficient_scope"` when they lack the right */
                     "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };

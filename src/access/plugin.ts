@@ -94,6 +94,8 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
   const routes: RouteOptions[] = []
   /** Why a request's credentials were refused, kept for the routes that need credentials. */
   const refusals = new WeakMap<FastifyRequest, string>()
+  /** Requests whose Authorization names another scheme than Bearer: RFC 6750 gives their refusal no error code. */
+  const otherSchemes = new WeakSet<FastifyRequest>()
 
   app.decorate('access', {
     tokens,
@@ -181,7 +183,10 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     } else if (header === undefined) request.access = anonymous
     else {
       const bearer = BEARER.exec(header)?.[1]
-      if (bearer === undefined) settle(request, 'The Authorization header is not "Bearer <token>"')
+      if (bearer === undefined) {
+        if (!/^Bearer(?: |$)/i.test(header)) otherSchemes.add(request)
+        settle(request, 'The Authorization header is not "Bearer <token>"')
+      }
       else if (isAdmin(bearer)) request.access = ADMIN
       else {
         const known = remembered.get(bearer)
@@ -215,7 +220,7 @@ export default fp<AccessPluginOptions>(async function accessPlugin (app, options
     const rule = request.routeOptions.config.access
     if (rule !== undefined && 'public' in rule) return
     const refusal = refusals.get(request)
-    if (refusal !== undefined) return refuse(reply, 'invalid_token', new UnauthorizedError(refusal))
+    if (refusal !== undefined) return refuse(reply, otherSchemes.has(request) ? undefined : 'invalid_token', new UnauthorizedError(refusal))
     if (rule === undefined) {
       return refuse(reply, 'insufficient_scope', new ForbiddenError('This route declares no access rule, so it is refused to everyone'))
     }

@@ -106,7 +106,7 @@ export const responseHeaders = {
   'RateLimit-Policy': { type: 'string', description: 'IETF RateLimit header fields draft: `"default";q=<requests>;w=<window in seconds>` (RATE_LIMIT)' },
   'WWW-Authenticate': {
     type: 'string',
-    description: 'RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the credentials sent were refused, ' +
+    description: 'RFC 6750: `Bearer realm="jsondocs"`, with `error="invalid_token"` when the bearer token sent was refused (none for another scheme), ' +
       'or `error="insufficient_scope"` when they lack the right'
   }
 } as const

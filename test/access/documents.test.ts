@@ -105,7 +105,7 @@ describe('a token scoped to the prefix u:42:', () => {
     expectUnauthorized(await as('jdt.00000000000000000000000000000000.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', request(INSIDE)), true)
     expectUnauthorized(await as('not a token', request(INSIDE)), true)
     const basic = await app.inject({ ...request(INSIDE), headers: { ...request(INSIDE).headers as Record<string, string>, authorization: 'Basic dTpw' } })
-    expectUnauthorized(basic, true)
+    expectUnauthorized(basic, false)
   })
 })
 
