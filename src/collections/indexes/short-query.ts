@@ -120,17 +120,12 @@ export function queryStringCharacters (query: Record<string, unknown>): number {
   return characters
 }
 
+/** A text's length in code points, as JSON Schema's maxLength counts it: a surrogate pair is one. */
 function codePoints (text: string): number {
-  let count = text.length
-  for (let at = 0; at < text.length; at++) {
-    const unit = text.charCodeAt(at)
-    if (unit >= 0xd800 && unit <= 0xdbff && at + 1 < text.length) {
-      const next = text.charCodeAt(at + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) { count--; at++ }
-    }
-  }
-  return count
+  return text.length - (text.match(SURROGATE_PAIRS)?.length ?? 0)
 }
+
+const SURROGATE_PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g
 
 /** Form-encoded text decoded (`+` a space), or undefined when its percent-encoding is not UTF-8. */
 function decoded (text: string): string | undefined {
