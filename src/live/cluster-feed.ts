@@ -1,4 +1,4 @@
-import { FEED_SUFFIX } from '../documents/store/context.js'
+import { LOG_SUFFIX } from '../documents/store/context.js'
 import { redisCall } from '../redis/deadline.js'
 import { LuaScript } from '../redis/lua-script.js'
 import type { CommandSender } from '../redis/redis.js'
@@ -115,7 +115,7 @@ export class ClusterFeed {
       for (let slot = Number(start); slot <= Number(end); slot++) slots.push(slot)
       byMaster.set(name, slots)
     }
-    this.#layout = [...byMaster.values()].map((slots) => ({ slots, keys: slots.map((slot) => `${this.keyPrefix}{${tagOfSlot(slot)}}${FEED_SUFFIX}`) }))
+    this.#layout = [...byMaster.values()].map((slots) => ({ slots, keys: slots.map((slot) => `${this.keyPrefix}{${tagOfSlot(slot)}}${LOG_SUFFIX}`) }))
     return this.#layout
   }
 

@@ -1,17 +1,25 @@
 import { etagOf } from '../http/conditional.js'
 import { redisCall } from '../redis/deadline.js'
+import type { ChainReply } from '../documents/scripts/events.js'
 import type { Snapshot } from '../documents/store/index.js'
 import { formatPointer } from '../documents/pointer.js'
+import { TOO_FAR } from './catch-up.js'
 import { emptyMark, FEED_PAGE, FEED_START, parseEntries, type FeedEntry } from './feed.js'
-import { EntryFollower, type FollowerOptions } from './follower.js'
+import { EntryFollower, GONE, type CatchUpPage, type FollowerOptions } from './follower.js'
 import { LocationValue, translate, type Translation } from './location-value.js'
 import type { SseWriter } from './sse.js'
 
 export interface DocumentStreamOptions extends FollowerOptions {
+  /** The document's Redis key, which its entries in the log name. */
+  redisKey: string
   /** The location's tokens inside the document. */
   location: readonly string[]
-  /** The location's value now and the feed entry it follows. */
+  /** The location's value now, the document's entry it follows and the log's last. */
   snapshot: () => Promise<Snapshot>
+  /** Entries of its document a stream catches up on at most (EVENTS_MAXLEN): past them it starts afresh. */
+  catchUpEntries: number
+  /** The document's entries, newest first, from one (or its last) back to another: see documentEntriesScript. */
+  entries: (from: string, stop: string, count: number, maxBytes: number) => Promise<ChainReply>
   /** Events already made of an entry for a location, shared by the streams of an instance (see framesOf). */
   frames: FrameCache
   /** The location's value read after an entry without its changes, shared by the streams of an instance. */
@@ -42,7 +50,10 @@ interface Outcomes {
 export type FrameCache = WeakMap<FeedEntry, Map<string, Outcomes>>
 
 /** Entries a resumed stream reads back at most to work out the location's value at its position. */
-const RECOVERY_PAGES = 3
+const RECOVERY_ENTRIES = 3 * FEED_PAGE
+
+/** Bytes of its document's entries a stream catches up on at most: past them it starts afresh. */
+const CATCH_UP_BYTES = 8 * 1024 * 1024
 
 function frameOf ({ event }: Translation, version: string): Frame {
   const etag = version === '' ? undefined : JSON.stringify(etagOf(version))
@@ -70,13 +81,16 @@ function outcomeOf (frames: FrameCache, entry: FeedEntry, location: readonly str
 }
 
 /**
- * One subscriber's stream of a location, following its document's events stream: a value, then an event
- * per write that changes the location's value; after a gap, `reset` and a fresh value.
+ * One subscriber's stream of a location, following its document's entries in the event log (each names the
+ * document's entry before it): a value, then an event per write that changes the location's value; after a
+ * gap, `reset` and a fresh value. Its position is its document's last entry taken.
  */
 export class DocumentStream extends EntryFollower {
   /** The location's value as far as the events sent say; undefined when the stream cannot tell. */
   #known: LocationValue | undefined
   readonly #pointer: string
+  /** The log's last entry when the stream started: where the instance's reader of the log starts, if first. */
+  #logAt: string | undefined
 
   constructor (out: SseWriter, private readonly options: DocumentStreamOptions) {
     super(out, options)
@@ -90,7 +104,36 @@ export class DocumentStream extends EntryFollower {
 
   /** Resumed from the client's position: works out the location's value there from the entries up to it. */
   protected override async resumed (): Promise<void> {
+    const { redis, stream, timeoutMs } = this.options
+    const [tail] = await redisCall(redis.send<Array<[string, unknown]>>(stream, ['XREVRANGE', stream, '+', '-', 'COUNT', '1']), timeoutMs)
+    this.#logAt = tail?.[0] ?? FEED_START
     this.#known = await this.#valueAt(this.last)
+  }
+
+  protected override watchFrom (): string {
+    return this.#logAt ?? this.last
+  }
+
+  protected override takes (entry: FeedEntry): boolean {
+    return entry.redisKey === this.options.redisKey
+  }
+
+  protected override follows (entry: FeedEntry): boolean {
+    return entry.docPrev === this.last || (entry.docPrev === FEED_START && this.last.startsWith('0-'))
+  }
+
+  /**
+   * The document's entries after the last taken, walked back from its newest: every read past the first
+   * hundred entries is a catch-up read of the credentials.
+   */
+  protected override async catchUpPage (): Promise<CatchUpPage> {
+    const [ended, ...raw] = await this.options.entries('', this.last, this.options.catchUpEntries, CATCH_UP_BYTES)
+    const reached = ended === 'reached' || (ended === 'first' && this.last.startsWith('0-'))
+    if (!reached) return { restart: ended === 'more' ? TOO_FAR : GONE }
+    for (let read = FEED_PAGE; read < raw.length; read += FEED_PAGE) {
+      if (!await this.options.mayCatchUp()) return { restart: TOO_FAR }
+    }
+    return { entries: parseEntries(raw).reverse(), complete: true }
   }
 
   /**
@@ -99,6 +142,7 @@ export class DocumentStream extends EntryFollower {
    */
   #startFrom (snapshot: Snapshot, starting: boolean): void {
     this.last = snapshot.at === FEED_START ? emptyMark(Date.now()) : snapshot.at
+    this.#logAt ??= snapshot.logAt
     const before = this.#known
     this.#known = LocationValue.read(snapshot.json)
     if (!starting && before !== undefined && before.text() === this.#known.text()) return
@@ -129,25 +173,22 @@ export class DocumentStream extends EntryFollower {
    * not say (none set it, one lacks its changes, or `at` is gone), or the credentials may read no more.
    */
   async #valueAt (at: string): Promise<LocationValue | undefined> {
-    const { redis, stream, timeoutMs, location } = this.options
+    const { location } = this.options
+    const [, ...raw] = await this.options.entries(at, '', RECOVERY_ENTRIES, CATCH_UP_BYTES)
+    const entries = parseEntries(raw)
+    if (entries[0]?.id !== at) return undefined
+    for (let read = FEED_PAGE; read < entries.length; read += FEED_PAGE) {
+      if (!await this.options.mayCatchUp()) return undefined
+    }
     const later: FeedEntry[] = []
-    let end = at
-    for (let page = 0; page < RECOVERY_PAGES; page++) {
-      if (page > 0 && !await this.options.mayCatchUp()) return undefined
-      const entries = parseEntries(await redisCall(redis.send<Array<[string, string[]]>>(stream,
-        ['XREVRANGE', stream, end, '-', 'COUNT', String(FEED_PAGE)]), timeoutMs))
-      if (page === 0 && entries[0]?.id !== at) return undefined
-      for (const entry of entries) {
-        if (entry.omitted) return undefined
-        const set = translate(location, entry.changes, entry.whole, undefined).after
-        if (set !== undefined) {
-          return later.reduceRight<LocationValue | undefined>((known, next) =>
-            known && translate(location, next.changes, next.whole, known).after, set)
-        }
-        later.push(entry)
+    for (const entry of entries) {
+      if (entry.omitted) return undefined
+      const set = translate(location, entry.changes, entry.whole, undefined).after
+      if (set !== undefined) {
+        return later.reduceRight<LocationValue | undefined>((known, next) =>
+          known && translate(location, next.changes, next.whole, known).after, set)
       }
-      if (entries.length < FEED_PAGE) return undefined
-      end = `(${entries.at(-1)!.id}`
+      later.push(entry)
     }
     return undefined
   }

@@ -1,16 +1,17 @@
 import { redisCall } from '../redis/deadline.js'
 import type { CommandSender } from '../redis/redis.js'
-import { derivedKeysOf, EVENTS_SUFFIX } from '../documents/store/context.js'
 import type { Change } from './changes.js'
 
-/** One entry of a document's events stream: one write's changes, the version it made ('' when it removed the document). */
+/** One entry of the event log: one write's changes, the version it made ('' when it removed the document). */
 export interface FeedEntry {
   id: string
-  /** The id of the entry before it in the stream, '0-0' for the first: a reader that last saw another missed some. */
+  /** The id of the entry before it in the log, '0-0' for the first: a reader that last saw another missed some. */
   prev: string
+  /** The id of the same document's entry before it, '0-0' for none (entries of earlier releases lack it). */
+  docPrev?: string
   version: string
   changes: Change[]
-  /** In the namespace's feed: the Redis key of the document written (the service's KEY_PREFIX, then its key). */
+  /** The Redis key of the document written (the service's KEY_PREFIX, then its key). */
   redisKey?: string
   /** The whole document the write made, when its changes were longer (see eventAt). */
   whole?: unknown
@@ -71,12 +72,7 @@ export function follows (entry: FeedEntry, last: string): boolean {
   return entry.prev === last || (entry.prev === FEED_START && last.startsWith('0-'))
 }
 
-/** The key of the events stream of the document at key: in the document's slot, where its writes record it. */
-export function streamKeyOf (keyPrefix: string, key: string): string {
-  return derivedKeysOf({ keyPrefix }, key, [EVENTS_SUFFIX])[0]!
-}
-
-/** Entries as XRANGE and XREAD answer them: [id, [field, value, ...]]. */
+/** Entries as XRANGE and XREAD answer them: [id, [field, value, ...]]. Changes are parsed when first read. */
 export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry[] {
   return raw.map(([id, fields]) => {
     const entry: FeedEntry = { id, prev: FEED_START, version: '', changes: [] }
@@ -84,14 +80,28 @@ export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry
       const value = fields[index + 1]!
       switch (fields[index]) {
         case 'prev': entry.prev = value; break
+        case 'p': entry.docPrev = value; break
         case 'v': entry.version = value; break
-        case 'c': entry.changes = JSON.parse(value) as Change[]; break
-        case 'w': entry.whole = JSON.parse(value); break
+        case 'c': lazily(entry, 'changes', value); break
+        case 'w': lazily(entry, 'whole', value); break
         case 'k': entry.redisKey = value; break
         case 'o': entry.omitted = true; break
       }
     }
     return entry
+  })
+}
+
+/** Makes entry[name] the value of JSON text, parsed when first read: most entries a reader reads are of documents nobody follows. */
+function lazily (entry: FeedEntry, name: 'changes' | 'whole', json: string): void {
+  Object.defineProperty(entry, name, {
+    configurable: true,
+    enumerable: true,
+    get () {
+      const value: unknown = JSON.parse(json)
+      Object.defineProperty(entry, name, { value, enumerable: true, writable: true })
+      return value
+    }
   })
 }
 

@@ -10,13 +10,16 @@ export interface FollowerOptions {
   redis: CommandSender
   timeoutMs: number
   retentionMs: number
-  /** The stream of entries followed: a document's events stream, or the namespace's feed. */
+  /** The event log followed: the namespace's, or on a cluster the slot's of the document followed. */
   stream: string
   /** Called once the stream ended, whatever ended it. */
   onEnd: () => void
   /** Charges a catch-up read beyond the first to the subscriber's credentials: false when they have none left. */
   mayCatchUp: CatchUpAdmission
 }
+
+/** A page of a stream's catch-up: entries and whether they reach the end, or why the stream must start afresh. */
+export type CatchUpPage = { entries: FeedEntry[], complete: boolean } | { restart: string }
 
 /** Entries a stream may hold while it reads from Redis; past them it starts again from a fresh value. */
 const MAX_PENDING = 10_000
@@ -55,7 +58,7 @@ export abstract class EntryFollower {
     }
     this.#catchingUp = true
     if (this.#ended) return
-    this.#unwatch = this.follower.reader.watch(this.follower.stream, this.last, this.#take)
+    this.#unwatch = this.follower.reader.watch(this.follower.stream, this.watchFrom(), this.#take)
     await this.#pump()
   }
 
@@ -71,6 +74,30 @@ export abstract class EntryFollower {
 
   /** Called when the stream resumes from the client's position, before any entry. */
   protected resumed (): void | Promise<void> {}
+
+  /** Where the instance's reader of the log starts, for a stream that is the first to follow it. */
+  protected watchFrom (): string {
+    return this.last
+  }
+
+  /** Whether the stream takes an entry of the log at all. */
+  protected takes (_entry: FeedEntry): boolean {
+    return true
+  }
+
+  /** Whether an entry the stream takes comes right after the last one it took. */
+  protected follows (entry: FeedEntry): boolean {
+    return follows(entry, this.last)
+  }
+
+  /**
+   * Reads what follows `last` in the log, a page at a time: the entries (all of them following on from `last`
+   * when they are the stream's), whether that was the last page, or why the stream must start afresh.
+   */
+  protected async catchUpPage (): Promise<CatchUpPage> {
+    const entries = await entriesAfter(this.follower.redis, this.follower.stream, this.last, this.follower.timeoutMs)
+    return { entries, complete: entries.length < FEED_PAGE }
+  }
 
   /** Keeps an idle stream open through proxies. */
   heartbeat (): void {
@@ -113,8 +140,8 @@ export abstract class EntryFollower {
         }
         const entry = this.#pending.shift()
         if (entry === undefined) return
-        if (compareIds(entry.id, this.last) <= 0) continue
-        if (!follows(entry, this.last)) {
+        if (!this.takes(entry) || compareIds(entry.id, this.last) <= 0) continue
+        if (!this.follows(entry)) {
           this.#pending.unshift(entry)
           this.#catchingUp = true
           continue
@@ -138,22 +165,22 @@ export abstract class EntryFollower {
       await this.restart(this.last, TOO_FAR)
       return
     }
-    const page = await entriesAfter(this.follower.redis, this.follower.stream, this.last, this.follower.timeoutMs)
+    const page = await this.catchUpPage()
     if (this.#ended) return
-    const first = page[0] ?? this.#pending.find((entry) => compareIds(entry.id, this.last) > 0)
-    if (first !== undefined && !follows(first, this.last)) {
+    const first = 'restart' in page ? undefined : page.entries[0] ?? this.#pending.find((entry) => this.takes(entry) && compareIds(entry.id, this.last) > 0)
+    if ('restart' in page || (first !== undefined && !this.follows(first))) {
       this.#pending = []
       this.#pagesRead = 0
-      await this.restart(this.last, GONE)
+      await this.restart(this.last, 'restart' in page ? page.restart : GONE)
       return
     }
-    for (const entry of page) {
+    for (const entry of page.entries) {
       // An entry read to deliver one before may have moved the position past the rest.
       if (compareIds(entry.id, this.last) > 0) await this.deliver(entry)
       if (this.#ended) return
     }
     this.#pagesRead++
-    if (page.length < FEED_PAGE) {
+    if (page.complete) {
       this.#catchingUp = false
       this.#pagesRead = 0
     }

@@ -5,14 +5,14 @@ import { budgetIdentity, type Lifeline } from '../access/scopes.js'
 import { VERIFIED_TOKEN_MS } from '../access/tokens.js'
 import type { StreamSettings } from '../config.js'
 import type { DocumentAddress } from '../documents/pointer.js'
-import { FEED_SUFFIX, type EventFeedSettings } from '../documents/store/context.js'
+import { LOG_SUFFIX, logOf, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { catchUpBudget, type CatchUpAdmission } from './catch-up.js'
 import { DocumentStream, type FrameCache, type RereadCache } from './document-stream.js'
 import { ClusterFeed } from './cluster-feed.js'
 import { ClusterPrefixStream } from './cluster-prefix-stream.js'
 import type { EventReader } from './event-reader.js'
-import { isEntryId, streamKeyOf } from './feed.js'
+import { isEntryId } from './feed.js'
 import type { EntryFollower } from './follower.js'
 import { PrefixStream, type PrefixFrameCache } from './prefix-stream.js'
 import { openReader } from './reader-connection.js'
@@ -140,9 +140,12 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
       await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new DocumentStream(writer, {
-        ...followed(shared, streamKeyOf(options.keyPrefix, address.key), onEnd, mayCatchUp),
+        ...followed(shared, logOf({ keyPrefix: options.keyPrefix, redis: app.redis }, address.key), onEnd, mayCatchUp),
+        redisKey: options.keyPrefix + address.key,
+        catchUpEntries: events.maxLen,
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
+        entries: (from, stop, count, maxBytes) => app.documents.entriesOf(address.key, from, stop, count, maxBytes),
         frames,
         rereads
       }))
@@ -159,7 +162,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
         return
       }
       await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new PrefixStream(writer, {
-        ...followed(shared, options.keyPrefix + FEED_SUFFIX, onEnd, mayCatchUp), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
+        ...followed(shared, options.keyPrefix + LOG_SUFFIX, onEnd, mayCatchUp), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
       }))
     }
   })

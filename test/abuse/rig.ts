@@ -6,8 +6,7 @@ import { whenDone } from '../helpers/cleanup.js'
 import { startOwnRedis } from '../helpers/local-redis.js'
 import { buildApp } from '../../src/app.js'
 import { versionKeyOf } from '../helpers/app.js'
-import { streamKeyOf } from '../../src/live/feed.js'
-import { FEED_SUFFIX } from '../../src/documents/store/context.js'
+import { LOG_SUFFIX } from '../../src/documents/store/context.js'
 import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 import { busyBound, type BusyLog } from './busy.js'
@@ -213,7 +212,7 @@ export function timeoutFor (runs: number): number {
   return 60_000 + scaled(runs) * 200
 }
 
-/** Keys of the case's document: the JSON key, its version record, its events stream and the namespace's feed. */
+/** Keys of the case's document: the JSON key, its version record and the namespace's event log. */
 export function documentKeys (rig: Rig, key: string | undefined): string[] {
-  return key === undefined ? [] : [rig.prefix + key, versionKeyOf(rig.prefix, key), streamKeyOf(rig.prefix, key), rig.prefix + FEED_SUFFIX]
+  return key === undefined ? [] : [rig.prefix + key, versionKeyOf(rig.prefix, key), rig.prefix + LOG_SUFFIX]
 }

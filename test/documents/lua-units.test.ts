@@ -25,8 +25,8 @@ return { version, expires or false, size or false, depth or false }`),
   locate: probe('locate', `
 local loc = locate(KEYS[1], tokensArg())
 return { loc.path or false, loc.parent or false, loc.named or false }`),
-  bump: probe('bump', "bump(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('GET', KEYS[1])"),
-  bumpTwice: probe('bump-twice', "bump(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2])) bump(KEYS[1]) return redis.call('GET', KEYS[1])"),
+  bump: probe('bump', "eventLog = { maxLen = 0 } commit('', KEYS[1], '', '', tonumber(ARGV[1]), tonumber(ARGV[2])) return redis.call('GET', KEYS[1])"),
+  bumpTwice: probe('bump-twice', "eventLog = { maxLen = 0 } commit('', KEYS[1], '', '', tonumber(ARGV[1]), tonumber(ARGV[2])) commit('', KEYS[1], '', '') return redis.call('GET', KEYS[1])"),
   appendEntry: probe('append-entry', `
 appendEntry(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), 'v', '1', 'c', '[]')
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
@@ -109,7 +109,7 @@ describe('locate: the RedisJSON path a pointer\'s tokens lead to, digits an inde
   })
 })
 
-describe('bump: a new version from the clock, keeping what the record says unless told', () => {
+describe('commit: a new version from the clock, keeping what the record says unless told', () => {
   it.each([
     [null, ['', ''], /^\d{16}$/],
     ['5:1700000000000', ['', ''], /^\d{16}:1700000000000$/],
@@ -125,7 +125,7 @@ describe('bump: a new version from the clock, keeping what the record says unles
   })
 })
 
-describe('bump: twice in one call, from the record the first wrote', () => {
+describe('commit: twice in one call, from the record the first wrote', () => {
   it.each([
     [['300', '4'], /^\d{16}::300:4$/],
     [['300', '-1'], /^\d{16}::300:$/]

@@ -12,15 +12,15 @@ import { deleteScript, expiryScript, mergeScript, putScript } from '../../src/do
  * arguments in the order its Lua reads them, and its replies parsed.
  */
 
-const writeKeys = { doc: 'd', ver: 'v', work: 'w', scratch: 's', mirror: 'm', copyKey: 'c', events: 'e', feed: 'f' }
+const writeKeys = { doc: 'd', ver: 'v', work: 'w', scratch: 's', mirror: 'm', copyKey: 'c', log: 'l' }
 const head: WriteHead = { ifMatch: '"1","2"', ifNoneMatch: '', wantValue: true, ttl: undefined, tokens: ['a', '0'] }
 const guard: WriteGuard = {
   collection: 'people', schemaGuard: '3:4', base: '', previewing: false, growth: 10, depthAfter: undefined, sizing: 'add', maxBytes: 100, maxWork: 200
 }
 const headStrings = ['"1","2"', '', '1', '', '2', '["a"]', '', '["0"]', '0']
 const guardStrings = ['people', '3:4', '', '0', '10', '', 'add', '100', '200']
-const feed: WriteFeed = { location: '"/a/0"', eventsMaxLen: 1000, eventsRetentionMs: 60000, feedMaxLen: 5000, eventsMaxEntryBytes: 16384 }
-const feedStrings = ['"/a/0"', '1000', '60000', '5000', '16384']
+const feed: WriteFeed = { location: '"/a/0"', logMaxLen: 5000, retentionMs: 60000, maxEntryBytes: 16384 }
+const feedStrings = ['"/a/0"', '5000', '60000', '16384']
 
 describe('a single-document write: its keys, the head, the guard, the feed\'s, then its own arguments', () => {
   it.each<[string, { encode: (keys: typeof writeKeys, args: never) => unknown }, object, string[]]>([
@@ -45,7 +45,7 @@ describe('a single-document write: its keys, the head, the guard, the feed\'s, t
     }, ['2', 'incr', '1', '["n"]', '', '2', '', '', '0', '"/n"', 'push', '0', '', '', '', '2', '1', '"x"', '""']]
   ])('%s', (_, declared, own, strings) => {
     expect(declared.encode(writeKeys, { ...head, ...guard, ...feed, ...own } as never)).toEqual({
-      keys: ['d', 'v', 'w', 's', 'm', 'c', 'e', 'f'], args: [...headStrings, ...guardStrings, ...feedStrings, ...strings]
+      keys: ['d', 'v', 'w', 's', 'm', 'c', 'l'], args: [...headStrings, ...guardStrings, ...feedStrings, ...strings]
     })
   })
 
@@ -69,13 +69,13 @@ describe('a single-document write: its keys, the head, the guard, the feed\'s, t
 })
 
 describe('a batch: the slot\'s keys, then each document\'s, and per item its arguments', () => {
-  it.each<[string, Array<{ doc: string, ver: string, events: string }>, string[], string[]]>([
-    ['one item', [{ doc: 'd1', ver: 'v1', events: 'e1' }], ['m', 's', 'f', 'd1', 'v1', 'e1'], ['1000', '0', '5', '7', '9', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
-    ['two items', [{ doc: 'd1', ver: 'v1', events: 'e1' }, { doc: 'd2', ver: 'v2', events: 'e2' }], ['m', 's', 'f', 'd1', 'v1', 'e1', 'd2', 'v2', 'e2'],
-      ['1000', '0', '5', '7', '9', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
+  it.each<[string, Array<{ doc: string, ver: string }>, string[], string[]]>([
+    ['one item', [{ doc: 'd1', ver: 'v1' }], ['m', 's', 'l', 'd1', 'v1'], ['1000', '7', '5', '9', '1', '*', '', '', 'c', '-', '{}', '2', '1']],
+    ['two items', [{ doc: 'd1', ver: 'v1' }, { doc: 'd2', ver: 'v2' }], ['m', 's', 'l', 'd1', 'v1', 'd2', 'v2'],
+      ['1000', '7', '5', '9', '2', '*', '', '', 'c', '-', '{}', '2', '1', '*', '', '', 'c', '-', '{}', '2', '1']]
   ])('%s', (_, documents, keys, args) => {
     const item = { ifMatch: '*', ifNoneMatch: '', ttl: undefined, collection: 'c', guard: '-', value: '{}', size: 2, depth: 1 }
-    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', feed: 'f', documents }, { maxBytes: 1000, eventsMaxLen: 0, eventsRetentionMs: 5, feedMaxLen: 7, eventsMaxEntryBytes: 9, items: documents.map(() => item) }))
+    expect(batchPutScript.protocol.encode({ mirror: 'm', scratch: 's', log: 'l', documents }, { maxBytes: 1000, logMaxLen: 7, retentionMs: 5, maxEntryBytes: 9, items: documents.map(() => item) }))
       .toEqual({ keys, args })
   })
 

@@ -20,7 +20,7 @@ const redis = app.redis
 /** Keys of one slot (a hash tag of their own) for a call's document, its version record and the rest. */
 function keysFor () {
   const tag = `${app.keyPrefix}{${randomUUID()}}`
-  return { doc: `${tag}doc`, ver: `${tag}ver`, work: `${tag}work`, scratch: `${tag}scratch`, mirror: `${tag}mirror`, copyKey: `${tag}copy`, events: `${tag}events`, feed: `${tag}feed` }
+  return { doc: `${tag}doc`, ver: `${tag}ver`, work: `${tag}work`, scratch: `${tag}scratch`, mirror: `${tag}mirror`, copyKey: `${tag}copy`, log: `${tag}log` }
 }
 
 async function stored (key: string): Promise<unknown> {
@@ -33,7 +33,7 @@ const guard: WriteGuard = {
   collection: '', schemaGuard: '-', base: '', previewing: false, growth: undefined, depthAfter: undefined, sizing: 'add', maxBytes: 1_000_000, maxWork: 1_000_000
 }
 
-const feed: WriteFeed = { location: '""', eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100, eventsMaxEntryBytes: 16384 }
+const feed: WriteFeed = { location: '""', logMaxLen: 100, retentionMs: 60_000, maxEntryBytes: 16384 }
 
 /** Writes before (JSON, or a string key when 'string'), runs the script, answers its reply and the document after. */
 async function written<Op, V> (script: GuardedScript<Op, V>, before: unknown, call: Partial<WriteHead & WriteGuard> & Op) {
@@ -164,12 +164,12 @@ describe('batch put', () => {
       { status: 'done', items: [{ status: 'toolarge', size: 82 }] }],
     ['writes nothing when a schema changed', [{}, { collection: 'c', guard: '1:x' }], { status: 'schemachanged' }]
   ])('%s', async (_, items, reply) => {
-    const { mirror, scratch, feed } = keysFor()
+    const { mirror, scratch, log } = keysFor()
     const tag = mirror.slice(0, -'mirror'.length)
     await redis.send(mirror, ['HSET', mirror, 'c', '2:y'])
-    const documents = items.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}`, events: `${tag}events${index}` }))
-    const answer = await batchPutScript.run(redis, { mirror, scratch, feed, documents }, {
-      maxBytes: 60, eventsMaxLen: 100, eventsRetentionMs: 60_000, feedMaxLen: 100, eventsMaxEntryBytes: 16384, items: items.map((changed) => ({ ...item, ...changed }))
+    const documents = items.map((_, index) => ({ doc: `${tag}doc${index}`, ver: `${tag}ver${index}` }))
+    const answer = await batchPutScript.run(redis, { mirror, scratch, log, documents }, {
+      maxBytes: 60, logMaxLen: 100, retentionMs: 60_000, maxEntryBytes: 16384, items: items.map((changed) => ({ ...item, ...changed }))
     })
     expect(answer).toMatchObject(reply as object)
   })

@@ -1,19 +1,21 @@
 import { describe, expect, it } from 'vitest'
 import { applyChanges, type Change } from '../../src/live/changes.js'
-import { derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX } from '../../src/documents/store/context.js'
-import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
+import { derivedKeysOf, LOG_SUFFIX, logOf } from '../../src/documents/store/context.js'
+import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, send, uniqueKey, versionKeyOf } from '../helpers/app.js'
 
 const app = await buildTestApp()
 const redis = await connectRedis()
 
+/** An entry of a document in the event log: prev is the document's entry before it. */
 interface Entry { id: string, prev: string, version: string, changes: Change[] }
 
-async function entriesOf (keyPrefix: string, key: string): Promise<Entry[]> {
-  const stream = derivedKeysOf({ keyPrefix }, key, [EVENTS_SUFFIX])[0]!
-  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', stream, '-', '+'])
-  return reply.map(([id, fields]) => {
+type Target = Parameters<typeof logOf>[0]
+
+async function entriesOf (target: Target, key: string): Promise<Entry[]> {
+  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', logOf(target, key), '-', '+'])
+  return reply.filter(([, fields]) => fields[fields.indexOf('k') + 1] === target.keyPrefix + key).map(([id, fields]) => {
     const field = (name: string) => fields[fields.indexOf(name) + 1]!
-    return { id, prev: field('prev'), version: field('v'), changes: JSON.parse(field('c')) as Change[] }
+    return { id, prev: field('p'), version: field('v'), changes: JSON.parse(field('c')) as Change[] }
   })
 }
 
@@ -25,7 +27,7 @@ function replay (entries: readonly Entry[]): unknown {
 }
 
 async function expectReplayed (key: string): Promise<Entry[]> {
-  const entries = await entriesOf(app.keyPrefix, key)
+  const entries = await entriesOf(app, key)
   const response = await get(app, `/docs/${key}`)
   if (response.statusCode === 404) expect(replay(entries)).toBeUndefined()
   else {
@@ -76,7 +78,7 @@ describe('every write records its changes in the same step', () => {
       const entries = await expectReplayed(key)
       expect(entries).toHaveLength(++count)
     }
-    const entries = await entriesOf(app.keyPrefix, key)
+    const entries = await entriesOf(app, key)
     expect(entries[0]!.prev).toBe('0-0')
     entries.slice(1).forEach((entry, index) => expect(entry.prev).toBe(entries[index]!.id))
   })
@@ -89,6 +91,22 @@ describe('every write records its changes in the same step', () => {
     expect(entries.at(-1)).toMatchObject({ version: '', changes: [{ op: 'remove', path: '' }] })
   })
 
+  it('a document removed and written again goes on naming its entries before, while the log keeps them', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 1 })
+    await remove(app, `/docs/${key}`)
+    const record = await redis.get(versionKeyOf(app.keyPrefix, key))
+    const [removal] = (await entriesOf(app, key)).slice(-1)
+    expect(record).toBe(`0::::${removal!.id}`)
+    expect(await redis.pTTL(versionKeyOf(app.keyPrefix, key))).toBeGreaterThan(0)
+    expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
+    const created = await put(app, `/docs/${key}`, { b: 2 })
+    expect(created.statusCode).toBe(201)
+    expect(await redis.pTTL(versionKeyOf(app.keyPrefix, key))).toBe(-1)
+    const entries = await expectReplayed(key)
+    expect(entries.map((entry) => entry.prev)).toEqual(['0-0', entries[0]!.id, entries[1]!.id])
+  })
+
   it('a write that fails or changes nothing records nothing', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { a: 1, list: [] })
@@ -99,26 +117,29 @@ describe('every write records its changes in the same step', () => {
     expect(await expectReplayed(key)).toHaveLength(1)
   })
 
-  it('keeps the stream bounded by EVENTS_MAXLEN, and records nothing at 0', async () => {
-    const bounded = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
+  it('keeps the log bounded by EVENTS_FEED_MAXLEN (EVENTS_MAXLEN when that is 0), and records nothing at EVENTS_MAXLEN 0', async () => {
+    const bounded = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 10, maxEntryBytes: 16384 } })
     const key = uniqueKey()
-    for (let index = 0; index < 250; index++) await put(bounded, `/docs/${key}`, { index })
-    const entries = await entriesOf(bounded.keyPrefix, key)
+    for (let index = 0; index < 150; index++) await put(bounded, `/docs/${key}`, { index })
+    const entries = await entriesOf(bounded, key)
     expect(entries.length).toBeGreaterThanOrEqual(10)
-    expect(entries.length).toBeLessThan(250)
-    const stream = derivedKeysOf({ keyPrefix: bounded.keyPrefix }, key, [EVENTS_SUFFIX])[0]!
-    const ttl = await redis.sendCommand<number>(['PTTL', stream])
+    expect(entries.length).toBeLessThan(150)
+    const ttl = await redis.sendCommand<number>(['PTTL', logOf(bounded, key)])
     expect(ttl).toBeGreaterThan(0)
     // Kept a retention past the end of the newest entry's quarter of it (see appendEntry).
     expect(ttl).toBeLessThanOrEqual(75_000)
 
+    const byMaxLen = await buildTestApp({ events: { maxLen: 10, retentionMs: 60_000, feedMaxLen: 0, maxEntryBytes: 16384 } })
+    for (let index = 0; index < 150; index++) await put(byMaxLen, `/docs/${key}`, { index })
+    expect((await entriesOf(byMaxLen, key)).length).toBeLessThan(150)
+
     const off = await buildTestApp({ events: { maxLen: 0, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     await put(off, `/docs/${key}`, { a: 1 })
-    expect(await entriesOf(off.keyPrefix, key)).toEqual([])
-  })
+    expect(await entriesOf(off, key)).toEqual([])
+  }, 90_000)
 })
 
-describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
+describe.skipIf(app.redis.isCluster)('the namespace\'s event log', () => {
   it('holds every write\'s entry, naming its key, in the order of the writes, each naming the one before', async () => {
     const own = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 16384 } })
     const [a, b] = [uniqueKey(), uniqueKey()]
@@ -129,7 +150,7 @@ describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
     expect((await put(own, `/docs/${a}/n`, 3, { 'if-match': '"1"' })).statusCode).toBe(412)
     await send(own, 'POST', '/batch/write', JSON.stringify({ items: [{ key: b, value: [] }] }))
     await remove(own, `/docs/${a}`)
-    const feed = own.keyPrefix + FEED_SUFFIX
+    const feed = own.keyPrefix + LOG_SUFFIX
     const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', feed, '-', '+'])
     const entries = reply.map(([id, fields]) => ({ id, ...Object.fromEntries(fields.flatMap((_, i) => i % 2 === 0 ? [[fields[i]!, fields[i + 1]!]] : [])) }) as Record<string, string>)
     expect(entries.map((entry) => [entry.k, JSON.parse(entry.c!)])).toEqual([
@@ -142,10 +163,8 @@ describe.skipIf(app.redis.isCluster)('the namespace feed', () => {
     expect(entries[0]!.prev).toBe('0-0')
     entries.slice(1).forEach((entry, index) => expect(entry.prev).toBe(entries[index]!.id))
     expect(await redis.sendCommand<number>(['PTTL', feed])).toBeGreaterThan(0)
-
-    const off = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 0, maxEntryBytes: 16384 } })
-    await put(off, `/docs/${a}`, { n: 1 })
-    expect(await redis.sendCommand<number>(['EXISTS', off.keyPrefix + FEED_SUFFIX])).toBe(0)
+    // Each names its document's entry before it too.
+    expect(entries.map((entry) => entry.p)).toEqual(['0-0', '0-0', entries[0]!.id, entries[1]!.id, entries[2]!.id])
   })
 })
 
@@ -161,7 +180,7 @@ describe.skipIf(!app.redis.isCluster)('the slot feeds of a Redis Cluster', () =>
       [a, [[{ op: 'replace', path: '', value: { n: 1 } }], [{ op: 'replace', path: '/n', value: 2 }]]],
       [b, [[{ op: 'replace', path: '', value: [1] }], [{ op: 'replace', path: '', value: [] }]]]
     ] as const) {
-      const feed = derivedKeysOf(own, key, [], [FEED_SUFFIX])[0]!
+      const feed = derivedKeysOf(own, key, [], [LOG_SUFFIX])[0]!
       const reply = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', feed, '-', '+'])
       const mine = reply.filter(([, fields]) => fields[fields.indexOf('k') + 1] === own.keyPrefix + key)
       expect(mine.map(([, fields]) => JSON.parse(fields[fields.indexOf('c') + 1]!))).toEqual(changes)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { derivedKeysOf, EVENTS_SUFFIX } from '../../src/documents/store/context.js'
+import { logOf } from '../../src/documents/store/context.js'
 import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
 import { buildTestApp, connectRedis, get, put, send, uniqueKey } from '../helpers/app.js'
 import { SseClient, until } from '../helpers/sse.js'
@@ -9,11 +9,11 @@ const app = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, fe
 const redis = await connectRedis()
 const long = 'x'.repeat(1000)
 
-/** The fields of a document's last events stream entry, as Redis holds them. */
+/** The fields of a document's last entry in the event log, as Redis holds them. */
 async function lastEntryFields (key: string): Promise<string[]> {
-  const stream = derivedKeysOf({ keyPrefix: app.keyPrefix }, key, [EVENTS_SUFFIX])[0]!
-  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', stream, '+', '-', 'COUNT', '1'])
-  return reply[0]![1].filter((_, index) => index % 2 === 0)
+  const reply = await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', logOf(app, key), '+', '-'])
+  const [, fields] = reply.find(([, fields]) => fields[fields.indexOf('k') + 1] === app.keyPrefix + key)!
+  return fields.filter((_, index) => index % 2 === 0)
 }
 
 describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
@@ -28,7 +28,7 @@ describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
     scriptCalls.subscribe(count)
     try {
       const big = await put(app, `/docs/${key}/a`, { long })
-      expect(await lastEntryFields(key)).toEqual(['prev', 'v', 'o'])
+      expect(await lastEntryFields(key)).toEqual(['prev', 'k', 'p', 'v', 'o'])
       for (const client of clients) {
         const [, event] = await client.waitForCount(2)
         expect(event).toMatchObject({ event: 'put', data: JSON.stringify({ value: { long }, etag: big.headers.etag }) })
@@ -43,7 +43,7 @@ describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
     }
     // The stream goes on from there with the changes of the writes that fit.
     const small = await put(app, `/docs/${key}/a/n`, 1)
-    expect(await lastEntryFields(key)).toEqual(['prev', 'v', 'c'])
+    expect(await lastEntryFields(key)).toEqual(['prev', 'k', 'p', 'v', 'c'])
     const [, , patched] = await clients[0]!.waitForCount(3)
     expect(JSON.parse(patched!.data)).toEqual({ patch: [{ op: 'add', path: '/n', value: 1 }], etag: small.headers.etag })
     for (const client of [...clients, other]) client.close()

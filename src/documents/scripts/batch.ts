@@ -1,7 +1,7 @@
 import { LuaScript } from '../../redis/lua-script.js'
 import { list, number, optionalNumberText, protocol, record, text } from '../../redis/script-protocol.js'
 import { documentLua } from './prelude.js'
-import { feedBoundArgs } from './guarded-write.js'
+import { eventLogArgs, useEventLog } from './guarded-write.js'
 
 /**
  * An item of a batch: its preconditions, ttl, collection and schema guard (as in guardedWrite), its JSON
@@ -32,17 +32,17 @@ function batchReply (raw: unknown): BatchReply {
 
 /**
  * Writes many whole documents in one atomic step, each with its own preconditions and ttl: documents of
- * one hash slot, given with the slot's schema mirror, a scratch key, the slot's feed, the longest document in
- * bytes and the events streams' and feed's bounds (see recordEvent); each document with its version record and events stream.
+ * one hash slot, given with the slot's schema mirror, a scratch key, the slot's event log, the longest document
+ * in bytes and the log's bounds (see recordEvent); each document with its version record.
  * An item that fails leaves its document untouched and the others still apply. When any schema guard
  * fails, nothing is written.
  */
 export const batchPutScript = new LuaScript('batch-put', protocol({
-  keys: ['mirror', 'scratch', 'feed'],
-  keyGroups: { name: 'documents', keys: ['doc', 'ver', 'events'] },
-  args: { maxBytes: number, ...feedBoundArgs, items: list(batchItem) },
+  keys: ['mirror', 'scratch', 'log'],
+  keyGroups: { name: 'documents', keys: ['doc', 'ver'] },
+  args: { maxBytes: number, ...eventLogArgs, items: list(batchItem) },
   reply: batchReply
-}), `
+}), useEventLog('log') + `
 for i, item in ipairs(items) do
   item.doc, item.ver = documents[i].doc, documents[i].ver
   if not schemaHolds(mirror, item.collection, item.guard) then return { 'schemachanged' } end
@@ -74,10 +74,8 @@ for i, item in ipairs(items) do
   else
     local size, tooLarge = store(item)
     if size then
-      local version = bump(item.ver, size, item.depth)
-      applyTtl(item.doc, item.ver, item.ttl)
       changed('replace', '""', item.value)
-      recordEvent(documents[i].events, version, eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, item.doc)
+      local version = commit(item.doc, item.ver, item.ttl, item.doc, size, item.depth)
       results[i] = { k and 'ok' or 'created', version }
     else
       results[i] = { 'toolarge', tostring(tooLarge) }

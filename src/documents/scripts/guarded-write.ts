@@ -11,8 +11,8 @@ import { documentReply, writtenPointer, type DocumentReply } from './protocol.js
  * checks them first and commits the write last (see guardedWrite).
  */
 
-/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its events stream, the feed. */
-const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'events', 'feed'] as const
+/** The keys of a single-document write: the document, its version record, two scratch keys, the guard's two, its slot's event log. */
+const WRITE_KEYS = ['doc', 'ver', 'work', 'scratch', 'mirror', 'copyKey', 'log'] as const
 
 /** What every single-document write takes first: preconditions, whether to answer the value, ttl, the location. */
 const writeHead = {
@@ -29,7 +29,7 @@ type SizingMode = 'add' | 'replace' | 'keep'
 
 /*
  * Every document write runs behind this guard. Its keys: the schema mirror of the document's slot, a copy
- * key and the document's events stream (see recordEvent). Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
+ * key and the slot's event log (see recordEvent). Its arguments, after the head: the document's collection and the schema guard (see schemaHolds), the
  * base version ('' when any will do, 'absent' for no document), whether to preview, then the write's sizing:
  * the bytes it may add to the document's text (none when unknown), the depth it may give it (none when
  * unknown), how it changes them ('add', 'replace' for a whole new document, 'keep' for writes that cannot
@@ -53,20 +53,23 @@ const guardArgs = {
 }
 
 /**
- * What every write script takes to record its events: the events stream's bounds (EVENTS_MAXLEN, 0 for no
- * feed, and EVENTS_RETENTION_MS), the namespace feed's (EVENTS_FEED_MAXLEN, 0 for none), and the longest
- * changes an entry carries (EVENTS_MAX_ENTRY_BYTES).
+ * What every write script takes to record its events (see recordEvent): the entries the event log keeps, about
+ * (0: no events), how long it keeps them (EVENTS_RETENTION_MS), and the longest changes an entry carries
+ * (EVENTS_MAX_ENTRY_BYTES).
  */
-export const feedBoundArgs = {
-  eventsMaxLen: number,
-  eventsRetentionMs: number,
-  feedMaxLen: number,
-  eventsMaxEntryBytes: number
+export const eventLogArgs = {
+  logMaxLen: number,
+  retentionMs: number,
+  maxEntryBytes: number
 }
-export type FeedBounds = ArgsOf<typeof feedBoundArgs>
+export type EventLogBounds = ArgsOf<typeof eventLogArgs>
+
+/** The Lua that points the call's eventLog at its log key and bounds. */
+export const useEventLog = (key: string) =>
+  `eventLog = { key = ${key}, maxLen = logMaxLen, retentionMs = retentionMs, maxEntry = maxEntryBytes }\n`
 
 /** What every single-document write takes for the change feed: the location as a JSON-encoded pointer, and the bounds. */
-const feedArgs = { location: text, ...feedBoundArgs }
+const feedArgs = { location: text, ...eventLogArgs }
 
 export type WriteKeys = KeysOf<typeof WRITE_KEYS[number]>
 export type WriteFeed = ArgsOf<typeof feedArgs>
@@ -76,9 +79,7 @@ export type WriteGuard = ArgsOf<typeof guardArgs>
 /** A single-document write script: its own arguments Op after the head and the guard's, its value V. */
 export type GuardedScript<Op, V> = LuaScript<WriteKeys, WriteHead & WriteGuard & WriteFeed & Op, DocumentReply<V>>
 
-const writeGuard = `
--- The call's own: a preview replaces them below.
-local bump, applyTtl = bump, applyTtl
+const writeGuard = useEventLog('log') + `
 if not schemaHolds(mirror, collection, schemaGuard) then return { 'schemachanged' } end
 if base ~= '' and baseVersion(doc, ver) ~= base then return { 'stale' } end
 
@@ -90,8 +91,6 @@ local measuring = sizing ~= 'keep' and not (sizeBefore and growth and sizeBefore
 local realDoc, seenBase = doc, nil
 if previewing then
   seenBase = baseVersion(doc, ver)
-  bump = function() return (versionRecord(ver)) end
-  applyTtl = function() return nil end
 end
 if previewing or measuring then
   redis.call('DEL', copyKey)
@@ -100,8 +99,7 @@ if previewing or measuring then
 end
 guard = {
   doc = doc, ver = ver, realDoc = realDoc, wantValue = wantValue, ttl = ttl, previewing = previewing,
-  events = events, feed = feed, eventsMaxLen = eventsMaxLen, eventsRetentionMs = eventsRetentionMs, feedMaxLen = feedMaxLen,
-  eventsMaxEntryBytes = eventsMaxEntryBytes, sizing = sizing, measuring = measuring, sizeBefore = sizeBefore,
+  sizing = sizing, measuring = measuring, sizeBefore = sizeBefore,
   depthBefore = depthBefore, depthAfter = depthAfter, growth = growth, maxBytes = maxBytes
 }
 `

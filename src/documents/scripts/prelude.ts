@@ -226,20 +226,23 @@ end
 -- Version records as read or last written by this script, so each is read from Redis once.
 local records = {}
 
--- A version record is "version", "version:expiresAt" or "version:expiresAt:size:depth" (expiresAt may be
--- empty): size bounds the document's text in bytes and depth its nesting, as the service last wrote it.
--- Answers version, expiresAt, size, depth; the last three nil when the record does not say.
--- Kept parsed: { version, expiresAt or nil, size or nil, depth or nil }, or false for none.
+-- A version record is "version", "version:expiresAt", "version:expiresAt:size:depth" or
+-- "version:expiresAt:size:depth:last" (any but the version may be empty): size bounds the document's text in
+-- bytes and depth its nesting, as the service last wrote it, and last is the id of the document's latest entry
+-- in its slot's event log. A deleted document leaves "0::::last" for the retention, so that the entries of a
+-- document deleted and written again still chain. Answers version, expiresAt, size, depth, last; all but the
+-- version nil when the record does not say.
+-- Kept parsed: { version, expiresAt or nil, size or nil, depth or nil, last or nil }, or false for none.
 local function versionRecord(verKey)
   local record = records[verKey]
   if record == nil then
     local text = redis.call('GET', verKey)
-    local version, expires, size, depth = string.match(text or '', '^(%d+):?(%d*):?(%d*):?(%d*)$')
-    record = version and { version, expires ~= '' and expires or nil, tonumber(size), tonumber(depth) } or false
+    local version, expires, size, depth, last = string.match(text or '', '^(%d+):?(%d*):?(%d*):?(%d*):?([%d%-]*)$')
+    record = version and { version, expires ~= '' and expires or nil, tonumber(size), tonumber(depth), last ~= '' and last or nil } or false
     records[verKey] = record
   end
   if not record then return '0', nil end
-  return record[1], record[2], record[3], record[4]
+  return record[1], record[2], record[3], record[4], record[5]
 end
 
 local function listed(list, tag)
@@ -264,43 +267,48 @@ local function nowMs()
   return clock[1], clock[2]
 end
 
-local function writeRecord(verKey, version, expires, size, depth)
+-- Writes a version record in one command. keepTtl: the record keeps its time to live, else it takes the
+-- document's (expires, ms since epoch, or none).
+local function writeRecord(verKey, version, expires, size, depth, last, keepTtl)
+  size = size and math.floor(size + 0.5)
+  depth = depth and depth >= 0 and math.floor(depth + 0.5) or nil
   local record = version
-  if size or depth then
+  if last or size or depth then
     record = version .. ':' .. (expires or '') .. ':' .. (size and string.format('%d', size) or '') .. ':' ..
-      (depth and depth >= 0 and string.format('%d', depth) or '')
+      (depth and string.format('%d', depth) or '') .. (last and ':' .. last or '')
   elseif expires then
     record = version .. ':' .. expires
   end
-  redis.call('SET', verKey, record, 'KEEPTTL')
-  records[verKey] = { version, expires, size and math.floor(size + 0.5), depth and depth >= 0 and math.floor(depth + 0.5) or nil }
+  if keepTtl then
+    redis.call('SET', verKey, record, 'KEEPTTL')
+  elseif expires then
+    redis.call('SET', verKey, record, 'PXAT', expires)
+  else
+    redis.call('SET', verKey, record)
+  end
+  records[verKey] = { version, expires, size, depth, last }
 end
 
--- Versions grow with the clock, so a document deleted and created again never repeats an ETag. size and
--- depth: the document's bounds after the write; nil keeps what the record says, a depth of -1 forgets it.
-local function bump(verKey, size, depth)
-  local _, nowUs = nowMs()
-  local old, expires, oldSize, oldDepth = versionRecord(verKey)
-  local version = string.format('%d', math.max(old + 1, nowUs))
-  writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth)
-  return version, expires
-end
-
--- ttl: '' keeps the current expiry, '0' removes it, else milliseconds from now.
-local function applyTtl(docKey, verKey, ttl)
-  local version, expires, size, depth = versionRecord(verKey)
+-- The expiry a write leaves (ms since epoch, or nil) given the record's and ttl: '' keeps it, '0' removes it,
+-- else milliseconds from now. Sets the document's own.
+local function expiryAfter(docKey, expires, ttl)
   if ttl == '' then return expires end
   if ttl == '0' then
     redis.call('PERSIST', docKey)
-    redis.call('PERSIST', verKey)
-    writeRecord(verKey, version, nil, size, depth)
     return nil
   end
   local at = string.format('%d', nowMs() + tonumber(ttl))
-  writeRecord(verKey, version, at, size, depth)
   redis.call('PEXPIREAT', docKey, at)
-  redis.call('PEXPIREAT', verKey, at)
   return at
+end
+
+-- The time to live of a document alone, its version kept.
+local function applyTtl(docKey, verKey, ttl)
+  local version, expires, size, depth, last = versionRecord(verKey)
+  if ttl == '' then return expires end
+  expires = expiryAfter(docKey, expires, ttl)
+  writeRecord(verKey, version, expires, size, depth, last, false)
+  return expires
 end
 
 -- Whether the schema a write was validated with is its collection's current one, by the mirror of the
@@ -327,44 +335,82 @@ end
 -- The pointer of a JSON-encoded pointer's parent.
 local function parentPointer(pointer) return string.match(pointer, '^(.*)/[^/]*"$') .. '"' end
 
--- Appends the call's changes to the document's events stream as one entry, in the step that wrote them:
--- the version they made and the id of the entry before (a reader meeting another knows it missed some).
--- maxLen: the entries the stream keeps, about (0: no feed); retentionMs: how long it keeps them.
--- The same entry, naming the document's key (docKey), goes to the namespace's feed (feed, about feedMaxLen
--- entries; 0: none), which prefix streams read.
--- Time is cut into slices by the entries' ids: only the first entry of a slice trims by time (a 64th of the
--- retention) or sets the expiry (a quarter of it). That expiry is the end of the entry's slice plus the
--- retention, so every entry of the slice outlives the retention, and an idle stream goes at most a quarter
--- of the retention after that.
+-- Appends an entry to the event log of the write's slot (log), naming the entry before it in the log (prev);
+-- answers its id. The log keeps about maxLen entries. Time is cut into slices by the entries' ids: only the
+-- first entry of a slice trims by time (a 64th of the retention) or sets the expiry (a quarter of it). That
+-- expiry is the end of the entry's slice plus the retention, so every entry of the slice outlives the
+-- retention, and an idle log goes at most a quarter of the retention after that.
 local function idMs(id) return string.match(id, '^%d+') + 0 end
-local function appendEntry(stream, maxLen, retentionMs, ...)
-  local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
-  local id = redis.call('XADD', stream, 'MAXLEN', '~', maxLen, '*', 'prev', last and last[1] or '0-0', ...)
+local function appendEntry(log, maxLen, retentionMs, ...)
+  local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)[1]
+  local id = redis.call('XADD', log, 'MAXLEN', '~', maxLen, '*', 'prev', last and last[1] or '0-0', ...)
   local at, before = idMs(id), last and idMs(last[1]) or -1
   local trimSlice, lifeSlice = retentionMs / 64, retentionMs / 4
   if math.floor(at / trimSlice) ~= math.floor(before / trimSlice) then
-    redis.call('XTRIM', stream, 'MINID', '~', at - retentionMs)
+    redis.call('XTRIM', log, 'MINID', '~', at - retentionMs)
   end
   local slice = math.floor(at / lifeSlice)
   if slice ~= math.floor(before / lifeSlice) then
-    redis.call('PEXPIREAT', stream, math.ceil((slice + 1) * lifeSlice) + retentionMs)
+    redis.call('PEXPIREAT', log, math.ceil((slice + 1) * lifeSlice) + retentionMs)
   end
+  return id
 end
--- maxEntry: the longest changes an entry carries; a write's longer ones are left out (o), and readers read
--- the document instead, so that what events hold grows by at most about twice that per write.
-local function recordEvent(events, version, maxLen, retentionMs, feed, feedMaxLen, maxEntry, docKey, valueKey, size)
-  if #changes == 0 or maxLen == 0 then return end
+
+-- The event log a call writes to and its bounds, set by the write guard and the batch (see eventLogArgs):
+-- { key, maxLen (0: no events), retentionMs, maxEntry }.
+local eventLog
+
+-- Records the call's changes as one entry of the log: the document's Redis key, the version they made ('' for
+-- a removal), and the document's previous entry (previous, '0-0' for none), so that a stream of the document
+-- follows its entries alone. maxEntry: the longest changes an entry carries; a write's longer ones are left
+-- out (o), and readers read the document instead, so that what the log holds grows by at most about twice
+-- that per write. Changes longer than the document they made carry the document (w, read from valueKey), so
+-- a stream may send the shorter. Answers the entry's id, nil when nothing was recorded.
+local function recordEvent(docKey, version, previous, valueKey, size)
+  local log = eventLog
+  if #changes == 0 or log.maxLen == 0 then return nil end
   local list = '[' .. table.concat(changes, ',') .. ']'
-  local fields = { 'v', version, 'c', list }
-  if #list > maxEntry then
-    fields = { 'v', version, 'o', '1' }
-  -- Changes longer than the document they made: the document goes along (w), so a stream may send the shorter.
-  elseif valueKey and size and #list > size then
-    fields[5], fields[6] = 'w', redis.call('JSON.GET', valueKey)
-  end
-  appendEntry(events, maxLen, retentionMs, unpack(fields))
-  if feedMaxLen > 0 then appendEntry(feed, feedMaxLen, retentionMs, 'k', docKey, unpack(fields)) end
   changes = {}
+  if #list > log.maxEntry then
+    return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'o', '1')
+  end
+  if valueKey and size and #list > size then
+    return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'c', list,
+      'w', redis.call('JSON.GET', valueKey))
+  end
+  return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'c', list)
+end
+
+-- Commits a write of a document (its Redis key docKey; valueKey holds what was written, the document or its
+-- copy): a new version, growing with the clock so that a document deleted and written again never repeats an
+-- ETag; the expiry ttl leaves; the entry of its changes; then the version record, once. size and depth: the
+-- document's bounds after the write; nil keeps what the record says, a depth of -1 forgets it.
+-- Answers the version and the expiry.
+local function commit(docKey, verKey, ttl, valueKey, size, depth)
+  local _, nowUs = nowMs()
+  local old, expires, oldSize, oldDepth, last = versionRecord(verKey)
+  local version = string.format('%d', math.max(old + 1, nowUs))
+  -- A removed document's record expires with the retention (see removeDocument): its successor's does not.
+  local keepTtl = ttl == '' and not (old == '0' and last and not expires)
+  expires = expiryAfter(valueKey, expires, ttl)
+  last = recordEvent(docKey, version, last, valueKey, size) or last
+  writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth, last, keepTtl)
+  return version, expires
+end
+
+-- Removes a whole document (held at valueKey, its Redis key docKey) and records it; its record stays as
+-- "0::::last" for the retention (see versionRecord).
+local function removeDocument(valueKey, verKey, docKey)
+  local _, _, _, _, last = versionRecord(verKey)
+  redis.call('DEL', valueKey)
+  last = recordEvent(docKey, '', last) or last
+  if last and eventLog.maxLen > 0 then
+    redis.call('SET', verKey, '0::::' .. last, 'PX', eventLog.retentionMs)
+    records[verKey] = { '0', nil, nil, nil, last }
+  else
+    redis.call('DEL', verKey)
+    records[verKey] = false
+  end
 end
 
 -- Makes the copy the document, keeping the document's time to live.
@@ -403,9 +449,7 @@ local function done(status, loc, value)
   if tooLarge then return { 'toolarge', tooLarge } end
   if value == nil then value = g.wantValue and loc and getAt(g.doc, loc) or false end
   if g.previewing then return { status, (versionRecord(g.ver)), value, false } end
-  local version = bump(g.ver, size, depth)
-  local expires = applyTtl(g.doc, g.ver, g.ttl)
-  recordEvent(g.events, version, g.eventsMaxLen, g.eventsRetentionMs, g.feed, g.feedMaxLen, g.eventsMaxEntryBytes, g.realDoc, g.doc, size)
+  local version, expires = commit(g.realDoc, g.ver, g.ttl, g.doc, size, depth)
   return { status, version, value, expires or false }
 end
 `
@@ -414,4 +458,4 @@ end
  * The prelude as the function library holds it: defined once, its state (the arguments read, the work
  * budget, the version records seen, the clock) made new at the start of every call.
  */
-export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes, clock = 0, math.huge, {}, {}, nil' }
+export const documentLua: SharedLua = { name: 'documents', source: prelude, reset: 'argi, workLeft, records, changes, clock, eventLog = 0, math.huge, {}, {}, nil, nil' }

@@ -79,11 +79,11 @@ local function depthOf(text)
 end
 
 if multiple then
-  local version, expires, size, depth = versionRecord(ver)
+  local version, expires, size, depth, last = versionRecord(ver)
   if not size or not depth then
     local text = redis.call('JSON.GET', doc, '$')
     size, depth = #text - 2, depthOf(text) - 1
-    if records[ver] then writeRecord(ver, version, expires, size, depth) end
+    if records[ver] then writeRecord(ver, version, expires, size, depth, last, true) end
   end
   local estimate = math.ceil(size / 2) * (1 + filters) * (depth + 1) ^ descents
   if estimate > maxValues then return { 'toocostly', string.format('%.0f', estimate) } end

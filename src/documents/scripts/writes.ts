@@ -62,10 +62,8 @@ local k = kindOf(doc)
 if k ~= 'json' then return { k or 'notfound' } end
 if #tokens == 0 then
   if not preconditionHolds(ver, true, ifMatch, ifNoneMatch) then return { 'precondition' } end
-  redis.call('DEL', doc, ver)
-  records[ver] = false
   changed('remove', location)
-  recordEvent(events, '', eventsMaxLen, eventsRetentionMs, feed, feedMaxLen, eventsMaxEntryBytes, realDoc)
+  removeDocument(doc, ver, realDoc)
   return { 'ok', false, false, false }
 end
 local loc = locate(doc, tokens)

@@ -3,7 +3,7 @@ import {
   limitExceeded, NotFoundError, PreconditionFailedError, WrongTypeError
 } from '../../errors.js'
 import { TOO_COSTLY } from '../scripts/prelude.js'
-import type { FeedBounds } from '../scripts/guarded-write.js'
+import type { EventLogBounds } from '../scripts/guarded-write.js'
 import type { DocumentReply, Succeeded } from '../scripts/protocol.js'
 import { forgetKeys } from '../../redis/cache.js'
 import { redisCall } from '../../redis/deadline.js'
@@ -57,10 +57,8 @@ export interface VersionRecord {
 
 /** Suffix of the key holding a document's version record: control characters never occur in client keys. */
 export const VERSION_SUFFIX = '\u001fversion'
-/** Suffix of the key of a document's events stream, in its slot: see src/live. */
-export const EVENTS_SUFFIX = '\u001fevents'
-/** Suffix of the namespace's feed, every write's entry with its key (see src/live): on a cluster, one per slot. */
-export const FEED_SUFFIX = '\u001ffeed'
+/** Suffix of the event log, every write's entry with its document's key (see src/live): on a cluster, one per slot. */
+export const LOG_SUFFIX = '\u001ffeed'
 
 /**
  * Keys for data of the document at `key` (its version record, scratch copies), `<prefix>{tag}<key><suffix>`,
@@ -83,23 +81,27 @@ export function schemaMirror (context: StoreContext, slotMirror: string): string
 }
 
 /**
- * The namespace's feed a write appends to, from the key of its slot's: on a single Redis, the one feed of the
- * namespace; on a cluster, its slot's (prefix streams read every slot's feed, see src/live/cluster-feed.ts).
+ * The event log a write appends to, from the key of its slot's: on a single Redis, the one log of the namespace;
+ * on a cluster, its slot's (streams read every slot's log, see src/live/cluster-feed.ts).
  */
-export function feedKey (context: StoreContext, slotFeed: string): string {
-  return context.redis.isCluster ? slotFeed : context.keyPrefix + FEED_SUFFIX
+export function logKey (context: Pick<StoreContext, 'keyPrefix' | 'redis'>, slotLog: string): string {
+  return context.redis.isCluster ? slotLog : context.keyPrefix + LOG_SUFFIX
+}
+
+/** The event log of the document at key's slot. */
+export function logOf (context: Pick<StoreContext, 'keyPrefix' | 'redis'>, key: string): string {
+  return logKey(context, derivedKeysOf(context, key, [], [LOG_SUFFIX])[0]!)
 }
 
 /**
- * What every write script takes to record its event: the events streams' and the feed's bounds (see
- * recordEvent). The feed keeps EVENTS_FEED_MAXLEN entries (on a cluster, each slot's), none without events.
+ * What every write script takes to record its event (see recordEvent): the log keeps EVENTS_FEED_MAXLEN entries
+ * (on a cluster, each slot's), or EVENTS_MAXLEN when that is 0; none when EVENTS_MAXLEN is 0.
  */
-export function feedBoundsOf ({ events }: StoreContext): FeedBounds {
+export function eventLogBoundsOf ({ events }: StoreContext): EventLogBounds {
   return {
-    eventsMaxLen: events.maxLen,
-    eventsRetentionMs: events.retentionMs,
-    feedMaxLen: events.maxLen === 0 ? 0 : events.feedMaxLen,
-    eventsMaxEntryBytes: events.maxEntryBytes
+    logMaxLen: events.maxLen === 0 ? 0 : events.feedMaxLen || events.maxLen,
+    retentionMs: events.retentionMs,
+    maxEntryBytes: events.maxEntryBytes
   }
 }
 

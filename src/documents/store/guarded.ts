@@ -8,7 +8,7 @@ import type { DocumentAddress } from '../pointer.js'
 import type { GuardedScript, WriteFeed, WriteGuard, WriteHead, WriteKeys } from '../scripts/guarded-write.js'
 import type { DocumentReply } from '../scripts/protocol.js'
 import {
-  call, derivedKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedBoundsOf, feedKey, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
+  call, derivedKeysOf, eventLogBoundsOf, LOG_SUFFIX, logKey, feedPointer, schemaMirror, screenDepth, tooCostly, VERSION_SUFFIX, write, type StoreContext
 } from './context.js'
 
 /**
@@ -32,12 +32,12 @@ export type Sizing =
 /** Attempts before a write that keeps meeting concurrent changes gives up with 409. */
 const MAX_ATTEMPTS = 32
 
-/** Suffixes of a write's keys beside its document: its version record, two scratch keys, the guard's copy, its events stream. */
-const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fcopy', EVENTS_SUFFIX]
+/** Suffixes of a write's keys beside its document: its version record, two scratch keys, the guard's copy. */
+const WRITE_SUFFIXES = [VERSION_SUFFIX, '\u001fwork', '\u001fscratch', '\u001fcopy']
 
 /** The keys of a write of the document at key. */
 function writeKeysOf (context: StoreContext, key: string): WriteKeys {
-  const [ver, work, scratch, copyKey, events, mirror, feed] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX, FEED_SUFFIX])
+  const [ver, work, scratch, copyKey, mirror, log] = derivedKeysOf(context, key, WRITE_SUFFIXES, [MIRROR_SUFFIX, LOG_SUFFIX])
   return {
     doc: context.keyPrefix + key,
     ver: ver!,
@@ -45,14 +45,13 @@ function writeKeysOf (context: StoreContext, key: string): WriteKeys {
     scratch: scratch!,
     mirror: schemaMirror(context, mirror!),
     copyKey: copyKey!,
-    events: events!,
-    feed: feedKey(context, feed!)
+    log: logKey(context, log!)
   }
 }
 
-/** What a write at tokens tells the change feed: where it is, and the events stream's and the feed's bounds. */
+/** What a write at tokens tells the event log: where it is, and the log's bounds. */
 function feedOf (context: StoreContext, tokens: readonly string[]): WriteFeed {
-  return { location: feedPointer(tokens), ...feedBoundsOf(context) }
+  return { location: feedPointer(tokens), ...eventLogBoundsOf(context) }
 }
 
 /** A write script run behind the write guard, validated against the collection's schema when it has one. */

@@ -10,11 +10,14 @@ import { escapeGlob } from './reads.js'
  * `<prefix><key>\x1fversion`, in a hash slot of its own; layout 2 keeps it beside the document
  * (derivedKeysOf), so that a Redis Cluster can run a document's scripts. Layout 3 keeps collection schemas
  * beside the set of their names (one slot), with a mirror of each in every slot (see the collections'
- * storage). Documents themselves keep their keys. The previous layouts were only ever written to a single
- * Redis: on a cluster there is nothing to move.
+ * storage). Documents themselves keep their keys. The layouts before 3 were only ever written to a single
+ * Redis: on a cluster there is nothing to move. Layout 4 records events in one log per slot (the feed of
+ * layout 3, `<prefix>\x1ffeed` on a single Redis), each entry naming its document's entry before it, whose id
+ * the version record keeps as its fifth field; the per-document streams of layout 3 are no longer written
+ * and expire on their own within the retention. Nothing moves.
  */
 
-const LAYOUT = '3'
+const LAYOUT = '4'
 const MARKER_SUFFIX = '\u001flayout'
 const SCAN_COUNT = '1000'
 const OLD_SCHEMA_INFIX = '\u001fschema\u001f'
@@ -38,8 +41,9 @@ export async function upgradeLayout (redis: Redis, keyPrefix: string, schemas: S
   const marker = keyPrefix + MARKER_SUFFIX
   const layout = await redis.send<string | null>(marker, ['GET', marker])
   if (layout === LAYOUT) return 0
-  const moved = redis.isCluster || layout === '2' ? 0 : await moveVersionRecords(redis, keyPrefix)
-  await mirrorSchemas(redis, keyPrefix, schemas)
+  const from = Number(layout ?? '1')
+  const moved = redis.isCluster || from >= 2 ? 0 : await moveVersionRecords(redis, keyPrefix)
+  if (from < 3) await mirrorSchemas(redis, keyPrefix, schemas)
   await redis.send(marker, ['SET', marker, LAYOUT])
   return moved
 }

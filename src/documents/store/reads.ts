@@ -6,15 +6,16 @@ import type { MasterNode } from '../../redis/redis.js'
 import type { Replied } from '../../redis/derived-cache.js'
 import { planPath, type DocumentAddress } from '../pointer.js'
 import { describeScript, queryScript, readScript } from '../scripts/reads.js'
-import { snapshotScript } from '../scripts/events.js'
+import { documentEntriesScript, snapshotScript, type ChainReply } from '../scripts/events.js'
 import {
-  call, derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
+  call, documentKeysOf, logOf, notFound, parseRecord, recordOf, screenDepth, succeeded, unwrap, withRecord,
   type StoreContext, type VersionRecord
 } from './context.js'
 
-/** A location's value as a live stream starts from it, and the feed entry it follows. */
+/** A location's value as a live stream starts from it: the document's entry it follows, and the log's last entry then. */
 export interface Snapshot {
   at: string
+  logAt: string
   json?: string
   version?: string
 }
@@ -130,16 +131,24 @@ export function documentReads (context: StoreContext) {
     },
 
     /**
-     * The value at a location (undefined when none) with its version, and the id of the document's last
-     * feed entry then ('0-0' when none), read in one step: the start of a live stream.
+     * The value at a location (undefined when none) with its version, the id of the document's last entry in
+     * the event log then ('0-0' when none) and the log's, read in one step: the start of a live stream.
      */
     async snapshot (address: DocumentAddress): Promise<Snapshot> {
       screenDepth(address)
       const [doc, ver] = documentKeysOf(context, address.key)
-      const [events] = derivedKeysOf(context, address.key, [EVENTS_SUFFIX])
-      const [status, at, value, version] = await call(context, address.key, snapshotScript.run(redis,
-        { doc, ver, events: events! }, { tokens: address.tokens, maxWork: context.limits.workBytes }))
-      return status === 'ok' ? { at, json: value!, version: version! } : { at }
+      const [status, at, logAt, value, version] = await call(context, address.key, snapshotScript.run(redis,
+        { doc, ver, log: logOf(context, address.key) }, { tokens: address.tokens, maxWork: context.limits.workBytes }))
+      return status === 'ok' ? { at, logAt, json: value!, version: version! } : { at, logAt }
+    },
+
+    /**
+     * Entries of the document at key, newest first, from `from` ('' for its last) back to `stop` (excluded):
+     * see documentEntriesScript.
+     */
+    async entriesOf (key: string, from: string, stop: string, count: number, maxBytes: number): Promise<ChainReply> {
+      const [, ver] = documentKeysOf(context, key)
+      return await call(context, key, documentEntriesScript.run(redis, { ver: ver!, log: logOf(context, key) }, { from, stop, count, maxBytes }))
     },
 
     /** All matches of a read-only JSONPath in a document, as a JSON array, within the work and reply limits. */

@@ -14,7 +14,7 @@ import type { DocumentReply } from '../scripts/protocol.js'
 import { MIRROR_SUFFIX } from '../../collections/storage.js'
 import { groupsBySlot } from '../../redis/slots.js'
 import {
-  derivedKeysOf, documentKeysOf, EVENTS_SUFFIX, FEED_SUFFIX, feedBoundsOf, feedKey, feedPointer, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
+  derivedKeysOf, documentKeysOf, eventLogBoundsOf, feedPointer, LOG_SUFFIX, logKey, recordOf, schemaMirror, succeeded, withRecord, write, type StoreContext, type VersionRecord
 } from './context.js'
 import { guardedWrite, type Sizing, type Validation } from './guarded.js'
 import { storedSizeBound } from '../json-text.js'
@@ -271,10 +271,8 @@ interface ValidItem {
 /** Writes items of one hash slot in one step: their results, or 'schemachanged' when nothing was written. */
 async function putGroup (context: StoreContext, group: readonly ValidItem[]): Promise<BatchReply> {
   const documentKeys = group.map(({ item }) => documentKeysOf(context, item.key))
-  const [mirror, scratch, feed] = derivedKeysOf(context, group[0]!.item.key, [], [MIRROR_SUFFIX, BATCH_SCRATCH_SUFFIX, FEED_SUFFIX])
-  const keys = { mirror: schemaMirror(context, mirror!), scratch: scratch!, feed: feedKey(context, feed!), documents: documentKeys.map(([doc, ver], index) => ({
-    doc, ver, events: derivedKeysOf(context, group[index]!.item.key, [EVENTS_SUFFIX])[0]!
-  })) }
+  const [mirror, scratch, log] = derivedKeysOf(context, group[0]!.item.key, [], [MIRROR_SUFFIX, BATCH_SCRATCH_SUFFIX, LOG_SUFFIX])
+  const keys = { mirror: schemaMirror(context, mirror!), scratch: scratch!, log: logKey(context, log!), documents: documentKeys.map(([doc, ver]) => ({ doc, ver })) }
   const items = group.map(({ item, rules }) => ({
     ifMatch: item.ifMatch, ifNoneMatch: item.ifNoneMatch, ttl: item.ttlMs, collection: rules.collection ?? '', guard: rules.guard,
     value: item.json, size: storedSizeBound(item.json), depth: item.depth
@@ -282,7 +280,7 @@ async function putGroup (context: StoreContext, group: readonly ValidItem[]): Pr
   return await write(context, group[0]!.item.key, documentKeys.flat(),
     batchPutScript.run(context.writer, keys, {
       maxBytes: context.limits.documentBytes,
-      ...feedBoundsOf(context),
+      ...eventLogBoundsOf(context),
       items
     }))
 }
