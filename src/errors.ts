@@ -23,6 +23,7 @@ export const problemTypes = {
   DOCS_ERR_PATCH_FAILED: { status: 409, title: 'JSON Patch cannot be applied' },
   DOCS_ERR_WRITE_CONTENDED: { status: 409, title: 'Document changed too often to validate the write' },
   DOCS_ERR_INDEX_BUILDING: { status: 409, title: 'Index not built yet' },
+  DOCS_ERR_INDEX_MISSING: { status: 409, title: 'Index missing from Redis' },
   DOCS_ERR_PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   DOCS_ERR_PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   DOCS_ERR_URI_TOO_LONG: { status: 414, title: 'Request target too long' },
@@ -67,6 +68,7 @@ export const RouteNotFoundError = define('DOCS_ERR_ROUTE_NOT_FOUND', 'No route f
 export const MethodNotAllowedError = define('DOCS_ERR_METHOD_NOT_ALLOWED', '%s is not allowed here; allowed: %s')
 export const WrongTypeError = define('DOCS_ERR_WRONG_TYPE', 'Key %s holds a Redis value that is not a JSON document')
 export const IndexBuildingError = define('DOCS_ERR_INDEX_BUILDING', '%s')
+export const IndexMissingError = define('DOCS_ERR_INDEX_MISSING', '%s')
 export const PreconditionFailedError = define('DOCS_ERR_PRECONDITION_FAILED', '%s')
 export const PayloadTooLargeError = define('DOCS_ERR_PAYLOAD_TOO_LARGE', 'Request body exceeds %d bytes')
 export const UriTooLongError = define('DOCS_ERR_URI_TOO_LONG', '%s')

@@ -322,7 +322,7 @@ export interface paths {
         get: operations["getIndex"];
         /**
          * Declare a collection's index
-         * @description Builds the index over the documents already there (202 while it builds, 200 once ready or when the definition is unchanged). A changed definition builds beside the current one, which answers queries until the new one is ready. When the collection has a schema, each field's type must agree with it.
+         * @description Builds the index over the documents already there (202 while it builds, 200 once ready or when the definition is unchanged). A changed definition builds beside the current one, which answers queries until the new one is ready. When the collection has a schema, each field's type must agree with it. When Redis refuses to create the index, 409 and nothing is declared; the same definition again rebuilds an index missing from Redis.
          */
         put: operations["putIndex"];
         post?: never;
@@ -1158,6 +1158,7 @@ export interface components {
          *     | `DOCS_ERR_PATCH_FAILED` | 409 | JSON Patch cannot be applied | `/problems/patch-failed` |
          *     | `DOCS_ERR_WRITE_CONTENDED` | 409 | Document changed too often to validate the write | `/problems/write-contended` |
          *     | `DOCS_ERR_INDEX_BUILDING` | 409 | Index not built yet | `/problems/index-building` |
+         *     | `DOCS_ERR_INDEX_MISSING` | 409 | Index missing from Redis | `/problems/index-missing` |
          *     | `DOCS_ERR_PRECONDITION_FAILED` | 412 | Precondition failed | `/problems/precondition-failed` |
          *     | `DOCS_ERR_PAYLOAD_TOO_LARGE` | 413 | Request body too large | `/problems/payload-too-large` |
          *     | `DOCS_ERR_URI_TOO_LONG` | 414 | Request target too long | `/problems/uri-too-long` |
@@ -1182,7 +1183,7 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/no-search" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/index-missing" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/no-search" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
@@ -1193,7 +1194,7 @@ export interface components {
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NO_SEARCH" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_INDEX_MISSING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NO_SEARCH" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1676,7 +1677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1848,7 +1849,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2016,7 +2017,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,7 +2394,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2559,7 +2560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2746,7 +2747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2918,7 +2919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3086,7 +3087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3245,7 +3246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,7 +3463,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3628,7 +3629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4248,7 +4249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4384,7 +4385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,7 +4531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4647,7 +4648,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4769,7 +4770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4889,7 +4890,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5010,7 +5011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5129,7 +5130,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5918,6 +5919,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -6033,6 +6043,15 @@ export interface operations {
             };
             /** @description Request not received in time */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6276,6 +6295,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Too many requests */
             429: {
                 headers: {
@@ -6397,7 +6423,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6544,7 +6570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6697,7 +6723,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6844,7 +6870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6996,7 +7022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7154,7 +7180,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet */
+            /** @description Key does not hold a JSON document; Operation does not apply to the value at this location; Operation cannot be applied; JSON Patch cannot be applied; Document changed too often to validate the write; Index not built yet; Index missing from Redis */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -9,7 +9,7 @@ import { compileFilter } from './filter.js'
 import { readProjected } from './projection.js'
 import type { QueryPlan, QueryRunner } from './query.js'
 import type { ShortQuery } from './short-query.js'
-import { isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
+import { indexMissing, isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
 
 /** A query as its body says it. */
 export interface QueryRequest {
@@ -43,6 +43,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
   async function activeIndex (collection: string, fresh = false): Promise<ActiveIndex> {
     const index = await storage.active(collection, fresh)
     if (index === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
+    if (index === 'missing') throw indexMissing(collection)
     if (index === 'building') throw new IndexBuildingError(`The index of collection "${collection}" is being built; GET its index to follow its progress`)
     return index
   }
@@ -77,6 +78,7 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
   /**
    * Runs work on the active index; once more on the index read again from Redis when a newer generation (or a
    * DELETE) dropped it meanwhile, or when a remembered definition refused the request (it may have changed).
+   * An index still unknown then is missing from Redis.
    */
   async function onActiveIndex<T> (collection: string, work: (index: ActiveIndex) => Promise<T>): Promise<T> {
     const index = await activeIndex(collection)
@@ -84,7 +86,12 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       return await work(index)
     } catch (error) {
       if (!isUnknownIndex(error) && !(index.remembered && error instanceof BadRequestError)) throw error
-      return await work(await activeIndex(collection, true))
+      const again = await activeIndex(collection, true)
+      try {
+        return await work(again)
+      } catch (error) {
+        throw isUnknownIndex(error) ? indexMissing(collection) : error
+      }
     }
   }
 

@@ -240,7 +240,7 @@ export function indexRouteSchemas (separator: string) {
       summary: "Read a collection's index and its state",
       params,
       querystring: noQuery,
-      response: { 200: jsonResponse('The index', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }), ...problemResponses(404, 501) }
+      response: { 200: jsonResponse('The index', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }), ...problemResponses(404, 409, 501) }
     },
     put: {
       operationId: 'putIndex',
@@ -248,14 +248,15 @@ export function indexRouteSchemas (separator: string) {
       summary: "Declare a collection's index",
       description: 'Builds the index over the documents already there (202 while it builds, 200 once ready or when the ' +
         'definition is unchanged). A changed definition builds beside the current one, which answers queries until the ' +
-        'new one is ready. When the collection has a schema, each field\'s type must agree with it.',
+        'new one is ready. When the collection has a schema, each field\'s type must agree with it. When Redis refuses ' +
+        'to create the index, 409 and nothing is declared; the same definition again rebuilds an index missing from Redis.',
       params: indexableParams(separator),
       querystring: noQuery,
       body: { $ref: 'IndexDefinition#' },
       response: {
         200: jsonResponse('Ready', { $ref: 'IndexState#' }, { examples: { ready: stateExample } }),
         202: jsonResponse('Building', { $ref: 'IndexState#' }, { headers: ['Location'], examples: { building: { ...stateExample, state: 'building', progress: 0.4 } } }),
-        ...problemResponses(400, 501)
+        ...problemResponses(400, 409, 501)
       }
     },
     delete: {

@@ -1,9 +1,9 @@
-import { BadRequestError, RedisUnavailableError } from '../../errors.js'
+import type { ErrorReply } from 'redis'
+import { BadRequestError, IndexMissingError, RedisUnavailableError } from '../../errors.js'
 import { redisCall } from '../../redis/deadline.js'
-import { LuaScript } from '../../redis/lua-script.js'
-import { protocol, text } from '../../redis/script-protocol.js'
 import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
+import { deleteIndexScript, promoteIndexScript, putIndexScript, undoPutIndexScript } from './record-scripts.js'
 import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
 
 /*
@@ -14,41 +14,14 @@ import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefiniti
  * definition builds a new generation beside the active one, which keeps answering until the new one is
  * ready everywhere; then `active` moves to it and the old one is dropped (a query that meets a dropped
  * index reads the hash again). FT.DROPINDEX never takes documents with it.
+ *
+ * Declaring is two steps, the record then FT.CREATE on every master. When a master refuses, the record is
+ * undone and what was made dropped; when the steps were cut apart (a crash, a Redis lost meanwhile) or an
+ * index was dropped behind the service, the record names a generation missing on some master: reads answer
+ * DOCS_ERR_INDEX_MISSING, and a PUT of the same definition declares it again.
  */
 const INDEX_KEY_INFIX = '\u001findex\u001f'
 const COLLECTIONS_SUFFIX = '\u001fschemas'
-
-/** Declares a definition: 'same' when it is the latest already (built or building), else 'new' with its generation. */
-const putIndexScript = new LuaScript('put-index', protocol({
-  keys: ['index'], args: { definition: text }, reply: (raw) => raw as [status: 'same' | 'new', generation: string, active: string, building: string]
-}), `
-local def, gen, active, building = unpack(redis.call('HMGET', index, 'definition', 'generation', 'active', 'building'))
-if def == definition and (active or building) then return { 'same', gen, active or '', building or '' } end
-local next = tostring(tonumber(gen or '0') + 1)
-redis.call('HSET', index, 'definition', definition, 'generation', next, 'building', next)
-return { 'new', next, active or '', building or '' }
-`)
-
-/** Makes a generation found ready the active one: the generation it replaces ('' when none), or null when it is no longer being built. */
-const promoteIndexScript = new LuaScript('promote-index', protocol({
-  keys: ['index'], args: { generation: text }, reply: (raw) => typeof raw === 'string' ? raw : null
-}), `
-if redis.call('HGET', index, 'building') ~= generation then return false end
-local old = redis.call('HGET', index, 'active')
-redis.call('HSET', index, 'active', generation, 'activeDefinition', redis.call('HGET', index, 'definition'))
-redis.call('HDEL', index, 'building')
-return old or ''
-`)
-
-/** Forgets an index's definition: its { active, building } generations ('' when none), or null when there is no index. */
-const deleteIndexScript = new LuaScript('delete-index', protocol({
-  keys: ['index'], args: {}, reply: (raw) => Array.isArray(raw) ? raw as [active: string, building: string] : null
-}), `
-local active, building = unpack(redis.call('HMGET', index, 'active', 'building'))
-if not active and not building then return false end
-redis.call('HDEL', index, 'definition', 'active', 'building', 'activeDefinition')
-return { active or '', building or '' }
-`)
 
 /** The generation queries use: its fields, and the index name on each master. */
 export interface ActiveIndex {
@@ -76,6 +49,7 @@ interface Record {
   active?: string
   activeDefinition?: string
   building?: string
+  declaredAt?: string
 }
 
 export interface IndexStorageOptions {
@@ -94,13 +68,17 @@ const READY_CHECK_MS = 200
  */
 const READY_MEMO_MS = 1000
 
+/** A declaring PUT gives up within about 3 Redis timeouts (its FT.CREATEs, its undo, its drops). */
+const MAKING_TIMEOUTS = 4
+
 /** Where collection indexes are declared (Redis) and how their RediSearch indexes are made, checked and dropped. */
 export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPrefix, collectionSeparator, timeoutMs }: IndexStorageOptions) {
   const collectionsKey = keyPrefix + COLLECTIONS_SUFFIX
   const keyOf = (collection: string) => keyBeside(collectionsKey, keyPrefix, INDEX_KEY_INFIX + collection)
   const bounded = <T>(work: Promise<T>) => redisCall(work, timeoutMs)
   const fieldsOf = new Map<string, IndexField[]>()
-  const checkedAt = new Map<string, number>()
+  /** When each collection's building generation was last checked, and whether a master lacked it. */
+  const checks = new Map<string, { at: number, generation: string, missing: boolean }>()
   const ready = new Map<string, { index: ActiveIndex, until: number }>()
 
   /** The index names of a collection on a master, up to the generation: each master's own hash slot holds them. */
@@ -119,14 +97,25 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
   }
 
   async function read (collection: string): Promise<Record> {
-    const [definition, active, activeDefinition, building] = await bounded(redis.send<Array<string | null>>(collectionsKey,
-      ['HMGET', keyOf(collection), 'definition', 'active', 'activeDefinition', 'building']))
+    const [definition, active, activeDefinition, building, declaredAt] = await bounded(redis.send<Array<string | null>>(collectionsKey,
+      ['HMGET', keyOf(collection), 'definition', 'active', 'activeDefinition', 'building', 'declaredAt']))
     return {
       ...(definition ? { definition } : {}),
       ...(active ? { active } : {}),
       ...(activeDefinition ? { activeDefinition } : {}),
-      ...(building ? { building } : {})
+      ...(building ? { building } : {}),
+      ...(declaredAt ? { declaredAt } : {})
     }
+  }
+
+  /**
+   * Whether the record's building generation, missing on some master, may still be in the making: declared
+   * less than MAKING_TIMEOUTS Redis timeouts ago (by Redis' clock), when its declaring PUT has not given up yet.
+   */
+  async function inTheMaking (record: Record): Promise<boolean> {
+    if (record.building === undefined || record.declaredAt === undefined) return false
+    const [seconds, microseconds] = await bounded(redis.send<string[]>(collectionsKey, ['TIME']))
+    return Number(seconds) * 1000 + Math.floor(Number(microseconds) / 1000) - Number(record.declaredAt) < MAKING_TIMEOUTS * timeoutMs
   }
 
   async function onEveryMaster<T> (work: (master: MasterNode) => Promise<T>): Promise<T[]> {
@@ -150,30 +139,54 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     })
   }
 
-  /** How far each master's index of a generation has come. */
-  async function progressOf (collection: string, generation: string): Promise<{ progress: number, documents: number, failures: number }> {
-    const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation]))
+  /** How far each master's index of a generation has come; `missing` when a master has none. */
+  async function progressOf (collection: string, generation: string) {
+    const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation])
+      .catch((error: unknown) => { if (isUnknownIndex(error)) return undefined; throw error }))
     let progress = 1
     let documents = 0
     let failures = 0
+    const missing = infos.includes(undefined)
     for (const info of infos) {
+      if (info === undefined) continue
       const fields = fieldsOfReply(info)
       const indexed = Number(fields.get('percent_indexed') ?? 0)
       progress = Math.min(progress, Number(fields.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
       documents += Number(fields.get('num_docs') ?? 0)
       failures += Number(fields.get('hash_indexing_failures') ?? 0)
     }
-    return { progress, documents, failures }
+    return { progress: missing ? 0 : progress, documents, failures, missing }
   }
 
   /** Moves `active` to the building generation once it is ready on every master; the older one is dropped. */
-  async function promoteIfReady (collection: string, building: string): Promise<boolean> {
-    const { progress } = await progressOf(collection, building)
-    if (progress < 1) return false
+  async function promoteIfReady (collection: string, building: string): Promise<'promoted' | 'building' | 'missing'> {
+    const { progress, missing } = await progressOf(collection, building)
+    if (missing) return 'missing'
+    if (progress < 1) return 'building'
     const replaced = await bounded(promoteIndexScript.run(writer, { index: keyOf(collection) }, { generation: building }))
-    if (typeof replaced !== 'string') return false
+    if (typeof replaced !== 'string') return 'building'
     await dropOlder(collection, Number(building))
-    return true
+    return 'promoted'
+  }
+
+  /**
+   * Makes a declared generation's index on every master. When a master refuses (or cannot be reached), the
+   * declaration is undone, the indexes made on the others are dropped, and the refusal is thrown.
+   */
+  async function create (collection: string, generation: string, fields: IndexField[], replaced: { definition: string, building: string }): Promise<void> {
+    const prefix = keyPrefix + collection + collectionSeparator
+    const masters = await bounded(redis.masters())
+    const refused = (error: ErrorReply) => new IndexMissingError(`Redis could not create the index of collection "${collection}" (${error.message}): ` +
+      'nothing was declared; PUT the definition again once the cause is gone')
+    const made = await Promise.allSettled(masters.map((master) => redisCall(master.sender.send(undefined,
+      ['FT.CREATE', namePrefix(collection, master) + generation, ...createArguments(prefix, fields)]), timeoutMs, refused)))
+    const failure = made.find((outcome) => outcome.status === 'rejected')
+    if (failure === undefined) return
+    await bounded(undoPutIndexScript.run(writer, { index: keyOf(collection) }, { generation, ...replaced }))
+    await bounded(Promise.all(masters.filter((_, at) => made[at]!.status === 'fulfilled')
+      .map((master) => master.sender.send(undefined, ['FT.DROPINDEX', namePrefix(collection, master) + generation])
+        .catch((error: unknown) => { if (!isUnknownIndex(error)) throw error }))))
+    throw failure.reason
   }
 
   return {
@@ -182,10 +195,19 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
       const text = JSON.stringify(canonicalDefinition(fields))
       ready.delete(collection)
-      const [status, generation, , building] = await bounded(putIndexScript.run(writer, { index: keyOf(collection) }, { definition: text }))
-      if (status === 'same') return { rebuilt: false }
-      const prefix = keyPrefix + collection + collectionSeparator
-      await onEveryMaster((master) => master.sender.send(undefined, ['FT.CREATE', namePrefix(collection, master) + generation, ...createArguments(prefix, fields)]))
+      const declare = (replacing: string) => bounded(putIndexScript.run(writer, { index: keyOf(collection) }, { definition: text, replacing }))
+      let [status, generation, active, building, replacedDefinition] = await declare('')
+      if (status === 'same') {
+        // The same definition declares its generation again when a master lacks it, unless another instance may
+        // still be making it.
+        const current = building || active
+        if (!(await progressOf(collection, current)).missing) return { rebuilt: false }
+        const record = await read(collection)
+        if (record.building === current && await inTheMaking(record)) return { rebuilt: false }
+        ;[status, generation, active, building, replacedDefinition] = await declare(current)
+        if (status === 'same') return { rebuilt: false }
+      }
+      await create(collection, generation, fields, { definition: replacedDefinition, building })
       if (building !== '') await drop(collection, building)
       await promoteIfReady(collection, generation)
       return { rebuilt: true }
@@ -194,10 +216,11 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     /** The definition and how far its index has come; undefined when the collection has none. */
     async state (collection: string): Promise<IndexState | undefined> {
       let record = await read(collection)
-      if (record.building !== undefined && await promoteIfReady(collection, record.building)) record = await read(collection)
+      if (record.building !== undefined && await promoteIfReady(collection, record.building) === 'promoted') record = await read(collection)
       if (record.definition === undefined) return undefined
       const generation = record.building ?? record.active!
-      const { progress, documents, failures } = await progressOf(collection, generation)
+      const { progress, documents, failures, missing } = await progressOf(collection, generation)
+      if (missing && !await inTheMaking(record)) throw indexMissing(collection)
       return {
         definition: JSON.parse(record.definition) as IndexDefinition,
         state: record.building === undefined ? 'ready' : 'building',
@@ -219,21 +242,27 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     },
 
     /**
-     * The index queries of a collection use, 'building' while its first generation is not ready yet, or
-     * undefined when it has none. A building generation is checked now and then, and takes over once ready.
-     * A ready index read less than READY_MEMO_MS ago is answered from memory, unless `fresh`.
+     * The index queries of a collection use, 'building' while its first generation is not ready yet ('missing'
+     * when a master lacks it), or undefined when it has none. A building generation is checked now and then,
+     * and takes over once ready. A ready index read less than READY_MEMO_MS ago is answered from memory, unless `fresh`.
      */
-    async active (collection: string, fresh = false): Promise<ActiveIndex | 'building' | undefined> {
+    async active (collection: string, fresh = false): Promise<ActiveIndex | 'building' | 'missing' | undefined> {
       const remembered = fresh ? undefined : ready.get(collection)
       if (remembered !== undefined && remembered.until > Date.now()) return remembered.index
       ready.delete(collection)
       let record = await read(collection)
-      if (record.building !== undefined && Date.now() - (checkedAt.get(collection) ?? 0) >= READY_CHECK_MS) {
-        if (checkedAt.size > 10_000) checkedAt.clear()
-        checkedAt.set(collection, Date.now())
-        if (await promoteIfReady(collection, record.building)) record = await read(collection)
+      let building: 'building' | 'missing' = 'building'
+      if (record.building !== undefined) {
+        const checked = checks.get(collection)
+        if (checked === undefined || checked.generation !== record.building || Date.now() - checked.at >= READY_CHECK_MS) {
+          const outcome = await promoteIfReady(collection, record.building)
+          if (checks.size > 10_000) checks.clear()
+          checks.set(collection, { at: Date.now(), generation: record.building, missing: outcome === 'missing' && !await inTheMaking(record) })
+          if (outcome === 'promoted') record = await read(collection)
+        }
+        if (checks.get(collection)?.missing) building = 'missing'
       }
-      if (record.active === undefined || record.activeDefinition === undefined) return record.building === undefined ? undefined : 'building'
+      if (record.active === undefined || record.activeDefinition === undefined) return record.building === undefined ? undefined : building
       const generation = record.active
       const fields = parsedFields(record.activeDefinition)
       const nameOn = (master: MasterNode) => namePrefix(collection, master) + generation
@@ -247,6 +276,12 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
 }
 
 export type IndexStorage = ReturnType<typeof createIndexStorage>
+
+/** The problem of a collection whose index its record names is missing on some master. */
+export function indexMissing (collection: string) {
+  return new IndexMissingError(`The index of collection "${collection}" is missing from Redis (its declaration was cut short, or it was ` +
+    'dropped behind the service): PUT its definition again to rebuild it')
+}
 
 /** RediSearch's answer for an index that does not exist (dropped by a newer generation, or never made). */
 export function isUnknownIndex (error: unknown): boolean {
