@@ -118,6 +118,11 @@ export class DocumentStream extends EntryFollower {
     return entry.redisKey === this.options.redisKey
   }
 
+  /** An entry written by a release before the one log names no entry before it: what came before is unknown. */
+  protected override breaks (entry: FeedEntry): boolean {
+    return entry.docPrev === undefined
+  }
+
   protected override follows (entry: FeedEntry): boolean {
     return entry.docPrev === this.last || (entry.docPrev === FEED_START && this.last.startsWith('0-'))
   }

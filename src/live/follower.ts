@@ -85,6 +85,11 @@ export abstract class EntryFollower {
     return true
   }
 
+  /** Whether an entry the stream takes says nothing of what came before it, so that the stream must start afresh. */
+  protected breaks (_entry: FeedEntry): boolean {
+    return false
+  }
+
   /** Whether an entry the stream takes comes right after the last one it took. */
   protected follows (entry: FeedEntry): boolean {
     return follows(entry, this.last)
@@ -141,6 +146,11 @@ export abstract class EntryFollower {
         const entry = this.#pending.shift()
         if (entry === undefined) return
         if (!this.takes(entry) || compareIds(entry.id, this.last) <= 0) continue
+        if (this.breaks(entry)) {
+          this.#pending = []
+          await this.restart(this.last, GONE)
+          continue
+        }
         if (!this.follows(entry)) {
           this.#pending.unshift(entry)
           this.#catchingUp = true

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildTestApp, get, jsonPatch, operate, patch, put, remove, uniqueKey } from '../helpers/app.js'
+import { logOf } from '../../src/documents/store/context.js'
+import { buildTestApp, connectRedis, get, jsonPatch, operate, patch, put, remove, uniqueKey, versionKeyOf } from '../helpers/app.js'
 import { expectFullThenShutdown, SseClient, Subscriber, until } from '../helpers/sse.js'
 
 const app = await buildTestApp()
@@ -265,5 +266,27 @@ describe('many instances', () => {
       expect(new Set(follower.ids).size).toBe(follower.ids.length)
       expect([...follower.ids].sort()).toEqual(follower.ids)
     }
+  })
+})
+
+describe('an entry an earlier release wrote into the log (a rolling restart)', () => {
+  it('names no entry before it: the stream sends reset and a fresh value, never skipping it silently', async () => {
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    await put(app, url, { n: 1 })
+    const client = await SseClient.open(app, url)
+    await client.waitForCount(1)
+    // A write of a layout-3 instance (its entry names no document's entry before it), then one of this release
+    // naming the entry the stream holds: only the first says the stream missed something.
+    const redis = await connectRedis()
+    await redis.sendCommand(['EVAL', `
+redis.call('JSON.SET', KEYS[1], '$.n', '3')
+redis.call('XADD', KEYS[3], '*', 'prev', '0-0', 'k', KEYS[1], 'v', '5', 'c', '[{"op":"replace","path":"/n","value":2}]')
+local id = redis.call('XADD', KEYS[3], '*', 'prev', '0-0', 'k', KEYS[1], 'p', ARGV[1], 'v', '6', 'c', '[{"op":"replace","path":"/n","value":3}]')
+redis.call('SET', KEYS[2], '6::::' .. id)`, '3', app.keyPrefix + key, versionKeyOf(app.keyPrefix, key), logOf(app, key), client.events[0]!.id!])
+    await client.waitForCount(3)
+    expect(client.events.map((event) => event.event).slice(1, 3)).toEqual(['reset', 'put'])
+    const subscriber = new Subscriber()
+    await expectCaughtUp(client, subscriber, url)
   })
 })
