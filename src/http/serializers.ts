@@ -41,13 +41,23 @@ function neededBy (schema: Schema, shared: Record<string, Schema>): Record<strin
 
 /**
  * fastify's serializer factory (fast-json-stringify), given for each response schema only the shared
- * schemas it references. fast-json-stringify checks and indexes every shared schema it is given, for each
- * response schema it compiles: with every shared schema each time, building the app took seconds.
+ * schemas it references, and compiling each distinct response schema once. fast-json-stringify checks and
+ * indexes every shared schema it is given, for each response schema it compiles; and the routes' 600-odd
+ * responses are some 30 schemas (the problems above all): building the app took seconds.
  */
-export const referencedSchemasSerializer: SerializerFactory = (shared, options) => ({ schema }) => {
-  const needed = { ...neededBy(schema as Schema, shared as Record<string, Schema>) }
-  // As fastify's own factory does: a response schema that is itself shared is not given twice.
-  const { $id } = schema as { $id?: unknown }
-  if (typeof $id === 'string') delete needed[$id]
-  return fastJsonStringify(schema as Schema, { ...options, schema: needed })
+export const referencedSchemasSerializer: SerializerFactory = (shared, options) => {
+  const compiled = new Map<string, (document: unknown) => string>()
+  return ({ schema }) => {
+    const text = JSON.stringify(schema)
+    let serializer = compiled.get(text)
+    if (serializer === undefined) {
+      const needed = { ...neededBy(schema as Schema, shared as Record<string, Schema>) }
+      // As fastify's own factory does: a response schema that is itself shared is not given twice.
+      const { $id } = schema as { $id?: unknown }
+      if (typeof $id === 'string') delete needed[$id]
+      serializer = fastJsonStringify(schema as Schema, { ...options, schema: needed })
+      compiled.set(text, serializer)
+    }
+    return serializer
+  }
 }

@@ -51,6 +51,16 @@ describe('the response serializers', () => {
     expect(compile(schema)({ inner: { kept: true, not: 1 } })).toBe('{"inner":{"kept":true}}')
   })
 
+  it('compile each distinct response schema once per factory, however many routes and statuses give it', () => {
+    const factory = referencedSchemasSerializer(shared, {})
+    const route = (schema: Schema, url: string) => factory({ schema, method: 'GET', url, httpStatus: '404' })
+    const problem = () => ({ type: 'object', properties: { title: { type: 'string' }, tag: { $ref: 'Tag#' } } }) as Schema
+    const first = route(problem(), '/a')
+    expect(route(problem(), '/b')).toBe(first)
+    expect(route({ type: 'object', properties: { title: { type: 'integer' } } }, '/a')).not.toBe(first)
+    expect(referencedSchemasSerializer(shared, {})({ schema: problem(), method: 'GET', url: '/a' })).not.toBe(first)
+  })
+
   it('check only the shared schemas the response references (checking them all, for each response, was the cost)', () => {
     const withBad = { ...shared, Bad: { $id: 'Bad', type: 'object', properties: { y: { type: 'nonsense' } } } as unknown as Schema }
     const build = (schema: Schema) => referencedSchemasSerializer(withBad, {})({ schema, method: 'GET', url: '/', httpStatus: '200' })
