@@ -33,6 +33,7 @@ import problemsPlugin, { sendProblem } from './http/problems.js'
 import requestIdPlugin, { requestIdOf } from './http/request-id.js'
 import { HttpServer, type ConnectionCounts } from './http/server.js'
 import { createValidatorCompiler } from './http/validation.js'
+import { referencedSchemasSerializer } from './http/serializers.js'
 import metricsPlugin from './metrics/plugin.js'
 import metricsRoutes from './metrics/routes.js'
 import redisPlugin from './redis/plugin.js'
@@ -94,7 +95,8 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     // The client's X-Request-Id when well formed, else a UUID: pino binds it to the request's log lines as reqId.
     genReqId: requestIdOf,
     bodyLimit: config.bodyLimit,
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message)
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, 'DOCS_ERR_BAD_REQUEST', error.message),
+    schemaController: { compilersFactory: { buildSerializer: referencedSchemasSerializer } }
   }) as unknown as FastifyInstance
 
   app.decorate('connections', httpServer)

@@ -125,14 +125,25 @@ async function heldBy (admin: RedisClient): Promise<void> {
 }
 
 describe('a Redis that is slow, paused or stopped', () => {
-  /** How long each hold lasts: room for four requests of 1.25 times the 300 ms timeout on a busy machine. */
+  /**
+   * How long a hold that ends by itself lasts (a pause of every client, which CLIENT UNPAUSE cannot pass, and
+   * a script): room for four requests of 1.25 times the 300 ms timeout on a busy machine. The others last
+   * until the test ends them, once it has seen them answered 503.
+   */
   const HOLD_MS = 3000
-  const holds: Array<[string, (setup: Setup) => Promise<void>]> = [
-    ['CLIENT PAUSE ALL', async ({ admin }) => { await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'ALL']) }],
+  /** A bound on the holds the test ends itself, should it fail before it does. */
+  const UNTIL_RELEASED_MS = 60_000
+  const endsByItself = () => {}
+  const holds: Array<[string, (setup: Setup) => Promise<() => Promise<void> | void>]> = [
+    ['CLIENT PAUSE ALL', async ({ admin }) => {
+      await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'ALL'])
+      return endsByItself
+    }],
     // PING would pass a write pause: the probe runs a script, which waits as the service's writes do.
     ['CLIENT PAUSE WRITE, a write held', async ({ admin, app, url }) => {
-      await admin.sendCommand(['CLIENT', 'PAUSE', String(HOLD_MS), 'WRITE'])
+      await admin.sendCommand(['CLIENT', 'PAUSE', String(UNTIL_RELEASED_MS), 'WRITE'])
       expect((await put(app, url, { n: 3 })).statusCode).toBe(503)
+      return async () => { await admin.sendCommand(['CLIENT', 'UNPAUSE']) }
     }],
     ['a long script', async ({ admin, socketPath }) => {
       const busy = createRedisClient({ connection: { socketPath }, commandTimeoutMs: 5000 })
@@ -142,22 +153,25 @@ describe('a Redis that is slow, paused or stopped', () => {
         'while true do t = redis.call("TIME") if t[1] * 1000000 + t[2] > e then break end end return 1', '0'])
         .finally(() => busy.destroy())
       await heldBy(admin)
+      return endsByItself
     }],
     ['SIGSTOP', async ({ admin }) => {
       const pid = Number(/process_id:(\d+)/.exec(await admin.sendCommand<string>(['INFO', 'server']))![1])
       const resume = () => { try { process.kill(pid, 'SIGCONT') } catch { /* already gone */ } }
       process.kill(pid, 'SIGSTOP')
-      const timer = setTimeout(resume, HOLD_MS)
+      const timer = setTimeout(resume, UNTIL_RELEASED_MS)
       whenDone(() => { clearTimeout(timer); resume() })
       await heldBy(admin)
+      return resume
     }]
   ]
 
   it.each(holds)('%s: answers 503 while it lasts, keeps the connection, and serves again after', async (_name, hold) => {
     const setup = await serviceOnOwnRedis(300)
     const { app, url, replacements } = setup
-    await hold(setup)
+    const release = await hold(setup)
     for (const request of ['/health', url, '/health']) expect(await statusOf(app, request)).toBe(503)
+    await release()
 
     await eventually(async () => await statusOf(app, '/health') === 200)
     expect(await statusOf(app, url)).toBe(200)
