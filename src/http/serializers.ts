@@ -2,7 +2,7 @@ import fastJsonStringify from 'fast-json-stringify'
 import type { FastifyServerOptions } from 'fastify'
 
 type Schema = fastJsonStringify.Schema
-type SerializerFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']
+type SerializerFactory = NonNullable<NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildSerializer']>
 
 /** The `$id`s named by the `$ref`s anywhere in schema (the part before `#`; none for a ref inside it). */
 function refsOf (schema: unknown, into: Set<string>): Set<string> {

@@ -58,7 +58,7 @@ describe('the response serializers', () => {
     const first = route(problem(), '/a')
     expect(route(problem(), '/b')).toBe(first)
     expect(route({ type: 'object', properties: { title: { type: 'integer' } } }, '/a')).not.toBe(first)
-    expect(referencedSchemasSerializer(shared, {})({ schema: problem(), method: 'GET', url: '/a' })).not.toBe(first)
+    expect(referencedSchemasSerializer(shared, {})({ schema: problem(), method: 'GET', url: '/a', httpStatus: '404' })).not.toBe(first)
   })
 
   it('check only the shared schemas the response references (checking them all, for each response, was the cost)', () => {
