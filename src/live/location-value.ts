@@ -79,7 +79,10 @@ export function translate (location: readonly string[], changes: readonly Change
     // A patch that rewrites what was there changes nothing: told apart where the value is small enough to compare.
     const text = before.patched(event.patch).text()
     if (text === before.text()) return { event: { kind: 'none' }, after: before }
-    return { event, after: LocationValue.read(text ?? undefined) }
+    const after = LocationValue.read(text ?? undefined)
+    // A patch longer than the value it leaves (many operations on a small value): the value goes instead.
+    if (text !== null && JSON.stringify(event.patch).length > text.length) return { event: { kind: 'put', value: JSON.parse(text) }, after }
+    return { event, after }
   }
   if (event.kind === 'none') return { event, after: before }
   const after = LocationValue.of(event.kind === 'put' ? event.value : undefined)

@@ -50,10 +50,12 @@ describe('a live stream of a document', () => {
 
   it('at a location: patches relative to it, its whole value when a write above replaces it, nothing for writes elsewhere', async () => {
     const key = uniqueKey()
-    await put(app, `/docs/${key}`, { a: { b: { c: 1 } }, other: 0 })
+    // A value long enough that a patch of one member is shorter than it.
+    const note = 'x'.repeat(80)
+    await put(app, `/docs/${key}`, { a: { b: { c: 1, note } }, other: 0 })
     const client = await SseClient.open(app, `/docs/${key}/a/b`)
     await client.waitForCount(1)
-    expect(JSON.parse(client.events[0]!.data).value).toEqual({ c: 1 })
+    expect(JSON.parse(client.events[0]!.data).value).toEqual({ c: 1, note })
 
     await put(app, `/docs/${key}/other`, 1)
     await put(app, `/docs/${key}/a/b/c`, 2)
@@ -64,7 +66,7 @@ describe('a live stream of a document', () => {
     await patch(app, `/docs/${key}`, { a: { b: { d: true } } })
     await client.waitForCount(3)
     expect(client.events[2]!.event).toBe('put')
-    expect(JSON.parse(client.events[2]!.data).value).toEqual({ c: 2, d: true })
+    expect(JSON.parse(client.events[2]!.data).value).toEqual({ c: 2, note, d: true })
 
     await jsonPatch(app, `/docs/${key}`, [{ op: 'remove', path: '/a/b' }])
     await client.waitForCount(4)
@@ -78,18 +80,19 @@ describe('a live stream of a document', () => {
 
   it('sends a put with the new value where the patch would be longer, and still nothing for writes elsewhere', async () => {
     const key = uniqueKey()
-    await put(app, `/docs/${key}`, { a: { n: 0 }, other: { n: 0 } })
+    const note = 'x'.repeat(80)
+    await put(app, `/docs/${key}`, { a: { n: 0 }, other: { n: 0, note } })
     const [root, atA, atOther] = await Promise.all(['', '/a', '/other'].map((pointer) => SseClient.open(app, `/docs/${key}${pointer}`)))
     for (const client of [root!, atA!, atOther!]) await client.waitForCount(1)
     // Twenty operations rewriting one small member: their patch is far longer than the document they leave.
     const many = await jsonPatch(app, `/docs/${key}`, Array.from({ length: 20 }, (_, index) => ({ op: 'replace', path: '/a/n', value: index + 1 })))
     expect(many.statusCode).toBe(200)
-    for (const [client, value] of [[root!, { a: { n: 20 }, other: { n: 0 } }], [atA!, { n: 20 }]] as const) {
+    for (const [client, value] of [[root!, { a: { n: 20 }, other: { n: 0, note } }], [atA!, { n: 20 }]] as const) {
       await client.waitForCount(2)
       expect(client.events[1]!.event).toBe('put')
       expect(JSON.parse(client.events[1]!.data)).toEqual({ value, etag: many.headers.etag })
     }
-    // One short operation stays a patch.
+    // One short operation on a longer value stays a patch.
     await put(app, `/docs/${key}/other/n`, 1)
     for (const client of [root!, atOther!]) {
       await client.waitForCount(atOther === client ? 2 : 3)

@@ -364,19 +364,14 @@ local eventLog
 -- a removal), and the document's previous entry (previous, '0-0' for none), so that a stream of the document
 -- follows its entries alone. maxEntry: the longest changes an entry carries; a write's longer ones are left
 -- out (o), and readers read the document instead, so that what the log holds grows by at most about twice
--- that per write. Changes longer than the document they made carry the document (w, read from valueKey), so
--- a stream may send the shorter. Answers the entry's id, nil when nothing was recorded.
-local function recordEvent(docKey, version, previous, valueKey, size)
+-- that per write. Answers the entry's id, nil when nothing was recorded.
+local function recordEvent(docKey, version, previous)
   local log = eventLog
   if #changes == 0 or log.maxLen == 0 then return nil end
   local list = '[' .. table.concat(changes, ',') .. ']'
   changes = {}
   if #list > log.maxEntry then
     return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'o', '1')
-  end
-  if valueKey and size and #list > size then
-    return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'c', list,
-      'w', redis.call('JSON.GET', valueKey))
   end
   return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'c', list)
 end
@@ -393,7 +388,7 @@ local function commit(docKey, verKey, ttl, valueKey, size, depth)
   -- A removed document's record expires with the retention (see removeDocument): its successor's does not.
   local keepTtl = ttl == '' and not (old == '0' and last and not expires)
   expires = expiryAfter(valueKey, expires, ttl)
-  last = recordEvent(docKey, version, last, valueKey, size) or last
+  last = recordEvent(docKey, version, last) or last
   writeRecord(verKey, version, expires, size or oldSize, depth or oldDepth, last, keepTtl)
   return version, expires
 end
