@@ -1,10 +1,9 @@
 import { etagOf } from '../http/conditional.js'
-import { redisCall } from '../redis/deadline.js'
 import type { ChainReply } from '../documents/scripts/events.js'
 import type { Snapshot } from '../documents/store/index.js'
 import { formatPointer } from '../documents/pointer.js'
 import { TOO_FAR } from './catch-up.js'
-import { emptyMark, FEED_PAGE, FEED_START, parseEntries, type FeedEntry } from './feed.js'
+import { emptyMark, FEED_PAGE, FEED_START, lastEntryId, parseEntries, type FeedEntry } from './feed.js'
 import { EntryFollower, GONE, type CatchUpPage, type FollowerOptions } from './follower.js'
 import { LocationValue, translate, type Translation } from './location-value.js'
 import type { SseWriter } from './sse.js'
@@ -52,8 +51,12 @@ export type FrameCache = WeakMap<FeedEntry, Map<string, Outcomes>>
 /** Entries a resumed stream reads back at most to work out the location's value at its position. */
 const RECOVERY_ENTRIES = 3 * FEED_PAGE
 
-/** Bytes of its document's entries a stream catches up on at most: past them it starts afresh. */
-const CATCH_UP_BYTES = 8 * 1024 * 1024
+/**
+ * Entries of its document, and bytes of them, one catch-up reads at most in one call, whatever EVENTS_MAXLEN
+ * says: the walk holds Redis a few milliseconds and the reply a few megabytes; past them the stream starts afresh.
+ */
+const CATCH_UP_ENTRIES = 10 * FEED_PAGE
+const CATCH_UP_BYTES = 2 * 1024 * 1024
 
 function frameOf ({ event }: Translation, version: string): Frame {
   const etag = version === '' ? undefined : JSON.stringify(etagOf(version))
@@ -105,8 +108,7 @@ export class DocumentStream extends EntryFollower {
   /** Resumed from the client's position: works out the location's value there from the entries up to it. */
   protected override async resumed (): Promise<void> {
     const { redis, stream, timeoutMs } = this.options
-    const [tail] = await redisCall(redis.send<Array<[string, unknown]>>(stream, ['XREVRANGE', stream, '+', '-', 'COUNT', '1']), timeoutMs)
-    this.#logAt = tail?.[0] ?? FEED_START
+    this.#logAt = await lastEntryId(redis, stream, timeoutMs) ?? FEED_START
     this.#known = await this.#valueAt(this.last)
   }
 
@@ -132,7 +134,7 @@ export class DocumentStream extends EntryFollower {
    * hundred entries is a catch-up read of the credentials.
    */
   protected override async catchUpPage (): Promise<CatchUpPage> {
-    const [ended, ...raw] = await this.options.entries('', this.last, this.options.catchUpEntries, CATCH_UP_BYTES)
+    const [ended, ...raw] = await this.options.entries('', this.last, Math.min(this.options.catchUpEntries, CATCH_UP_ENTRIES), CATCH_UP_BYTES)
     const reached = ended === 'reached' || (ended === 'first' && this.last.startsWith('0-'))
     if (!reached) return { restart: ended === 'more' ? TOO_FAR : GONE }
     for (let read = FEED_PAGE; read < raw.length; read += FEED_PAGE) {

@@ -105,6 +105,12 @@ function lazily (entry: FeedEntry, name: 'changes' | 'whole', json: string): voi
   })
 }
 
+/** The id of a stream's last entry (undefined when it has none), bounded by the deadline. */
+export async function lastEntryId (redis: CommandSender, stream: string, timeoutMs: number): Promise<string | undefined> {
+  const [last] = await redisCall(redis.send<Array<[string, unknown]>>(stream, ['XREVRANGE', stream, '+', '-', 'COUNT', '1']), timeoutMs)
+  return last?.[0]
+}
+
 /** Up to FEED_PAGE entries of a stream after the entry `after`, bounded by the deadline. */
 export async function entriesAfter (redis: CommandSender, stream: string, after: string, timeoutMs: number): Promise<FeedEntry[]> {
   const raw = await redisCall(redis.send<Array<[string, string[]]>>(stream, ['XRANGE', stream, `(${after}`, '+', 'COUNT', String(FEED_PAGE)]), timeoutMs)

@@ -1,7 +1,6 @@
 import { etagOf } from '../http/conditional.js'
-import { redisCall } from '../redis/deadline.js'
 import { eventAt } from './changes.js'
-import { emptyMark, type FeedEntry } from './feed.js'
+import { emptyMark, lastEntryId, type FeedEntry } from './feed.js'
 import { EntryFollower, type FollowerOptions } from './follower.js'
 import type { SseWriter } from './sse.js'
 
@@ -73,8 +72,7 @@ export class PrefixStream extends EntryFollower {
 
   protected async restart (_from: string | undefined, reason: string | undefined): Promise<void> {
     const { redis, stream, timeoutMs } = this.options
-    const [last] = await redisCall(redis.send<Array<[string, unknown]>>(stream, ['XREVRANGE', stream, '+', '-', 'COUNT', '1']), timeoutMs)
-    this.last = last === undefined ? emptyMark(Date.now()) : last[0]
+    this.last = await lastEntryId(redis, stream, timeoutMs) ?? emptyMark(Date.now())
     if (reason === undefined) this.out.position(this.last)
     else this.send('reset', JSON.stringify({ reason, reload: true }))
   }
