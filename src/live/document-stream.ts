@@ -48,8 +48,8 @@ interface Outcomes {
  */
 export type FrameCache = WeakMap<FeedEntry, Map<string, Outcomes>>
 
-/** Entries a resumed stream reads back at most to work out the location's value at its position. */
-const RECOVERY_ENTRIES = 3 * FEED_PAGE
+/** Pages of entries (FEED_PAGE each) a resumed stream reads back at most to work out the location's value at its position. */
+const RECOVERY_PAGES = 3
 
 /**
  * Entries of its document, and bytes of them, one catch-up reads at most in one call, whatever EVENTS_MAXLEN
@@ -175,27 +175,33 @@ export class DocumentStream extends EntryFollower {
   }
 
   /**
-   * The location's value after the entry `at`, from the last entries up to it: the latest that set the
-   * location whole (or a place above it), then the patches after it. Undefined when the entries kept do
-   * not say (none set it, one lacks its changes, or `at` is gone), or the credentials may read no more.
+   * The location's value after the entry `at`, from the entries up to it, a page at a time: the latest that
+   * set the location whole (or a place above it), then the patches after it. Only pages past the first are
+   * charged to the credentials, so a location set lately costs none however long the document's history.
+   * Undefined when the entries kept do not say (none set it, one lacks its changes, or `at` is gone), or the
+   * credentials may read no more.
    */
   async #valueAt (at: string): Promise<LocationValue | undefined> {
     const { location } = this.options
-    const [, ...raw] = await this.options.entries(at, '', RECOVERY_ENTRIES, CATCH_UP_BYTES)
-    const entries = parseEntries(raw)
-    if (entries[0]?.id !== at) return undefined
-    for (let read = FEED_PAGE; read < entries.length; read += FEED_PAGE) {
-      if (!await this.options.mayCatchUp()) return undefined
-    }
     const later: FeedEntry[] = []
-    for (const entry of entries) {
-      if (entry.omitted) return undefined
-      const set = translate(location, entry.changes, entry.whole, undefined).after
-      if (set !== undefined) {
-        return later.reduceRight<LocationValue | undefined>((known, next) =>
-          known && translate(location, next.changes, next.whole, known).after, set)
+    let from = at
+    for (let read = 0; read < RECOVERY_PAGES; read++) {
+      if (read > 0 && !await this.options.mayCatchUp()) return undefined
+      const [ended, ...raw] = await this.options.entries(from, '', FEED_PAGE, CATCH_UP_BYTES)
+      const entries = parseEntries(raw)
+      if (read === 0 && entries[0]?.id !== at) return undefined
+      for (const entry of entries) {
+        if (entry.omitted) return undefined
+        const set = translate(location, entry.changes, entry.whole, undefined).after
+        if (set !== undefined) {
+          return later.reduceRight<LocationValue | undefined>((known, next) =>
+            known && translate(location, next.changes, next.whole, known).after, set)
+        }
+        later.push(entry)
       }
-      later.push(entry)
+      const next = entries.at(-1)?.docPrev
+      if (ended !== 'more' || next === undefined) return undefined
+      from = next
     }
     return undefined
   }

@@ -169,6 +169,36 @@ describe('resuming', () => {
     expect([...ids].sort()).toEqual(ids)
   })
 
+  it('of a location set within its last 100 entries costs the credentials no catch-up read, however many entries the document has', async () => {
+    // One catch-up read a minute: a resume that spent any would leave the next not knowing its value.
+    const budgeted = await buildTestApp({ keyPrefix: app.keyPrefix, streams: { heartbeatMs: 15_000, max: 100, ticketTtlMs: 60_000, catchUpReads: 1 } })
+    const key = uniqueKey()
+    const url = `/docs/${key}`
+    // A value longer than a patch of it, so that its changes go as patches.
+    const note = 'a note longer than a patch of the number beside it'
+    await put(budgeted, url, { profile: { n: 0, note }, x: 0 })
+    for (let step = 1; step <= 130; step++) await put(budgeted, `${url}/x`, step)
+    await put(budgeted, `${url}/profile`, { n: 1, note })
+    const subscriber = new Subscriber()
+    let client = await SseClient.open(budgeted, `${url}/profile`)
+    await client.waitForCount(1)
+    subscriber.apply(client.events[0]!)
+    for (let round = 0; round < 4; round++) {
+      client.close()
+      await put(budgeted, `${url}/x`, 1000 + round)
+      client = await SseClient.open(budgeted, `${url}/profile`, { 'last-event-id': subscriber.lastId! })
+      // The whole document written again, the location as it was: a stream knowing its value sends nothing.
+      await put(budgeted, url, { profile: { n: 1 + round, note }, x: round })
+      await put(budgeted, `${url}/profile/n`, 2 + round)
+      const events = await client.waitForCount(1)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(events.map((event) => `${event.event} ${event.data}`), `round ${round}`).toEqual([`patch ${JSON.stringify({
+        patch: [{ op: 'replace', path: '/n', value: 2 + round }], etag: (await get(budgeted, url)).headers.etag
+      })}`])
+      subscriber.apply(events[0]!)
+    }
+  })
+
   it('from an id past the retention: reset, then a fresh value', async () => {
     const small = await buildTestApp({ events: { maxLen: 5, retentionMs: 60_000, feedMaxLen: 100_000, maxEntryBytes: 16384 } })
     const key = uniqueKey()
