@@ -73,6 +73,11 @@ export const problemSchema = {
     pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' },
     limit: { type: 'string', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the setting whose limit the request exceeds' },
     max: { type: 'integer', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit' },
+    documents: {
+      type: 'array',
+      description: 'For DOCS_ERR_UNSEARCHABLE_VALUE: documents (at most 10) holding U+0000 or U+001F in a tag field the query compares or sorts on, with that field\'s pointer',
+      items: { type: 'object', properties: { key: { type: 'string' }, pointer: { type: 'string' } }, required: ['key', 'pointer'] }
+    },
     unready: {
       type: 'array',
       description: 'For /readyz and /health: what keeps the service from serving',

@@ -31,7 +31,7 @@ export default fp<IndexesPluginOptions>(async function indexesPlugin (app, optio
   const queryOptions = { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
     maxClusterMatches: options.maxClusterMatches
   }
-  const runner = createQueryRunner(app.redis, queryOptions)
+  const runner = createQueryRunner(app.redis, queryOptions, app.documents)
   const aggregations = createAggregations(createSearcher(app.redis.isCluster, queryOptions), app.documents,
     () => redisCall(app.redis.masters(), options.timeoutMs), { maxMatches: options.maxAggregateMatches })
   app.decorate('indexes', {

@@ -4,7 +4,7 @@ import { redisCall } from '../../redis/deadline.js'
 import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
 import { deleteIndexScript, promoteIndexScript, putIndexScript, undoPutIndexScript } from './record-scripts.js'
-import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
+import { attributeCountOf, canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
 
 /*
  * A collection's index is a hash beside the collection schemas' keys: `definition` (the latest, as JSON),
@@ -139,23 +139,29 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     })
   }
 
-  /** How far each master's index of a generation has come; `missing` when a master has none. */
-  async function progressOf (collection: string, generation: string) {
+  /**
+   * How far each master's index of a generation has come; `missing` when a master has none, `outdated` when one
+   * has fewer attributes than these fields make now (made by an earlier version, without their companions).
+   */
+  async function progressOf (collection: string, generation: string, fields?: readonly IndexField[]) {
     const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation])
       .catch((error: unknown) => { if (isUnknownIndex(error)) return undefined; throw error }))
     let progress = 1
     let documents = 0
     let failures = 0
     const missing = infos.includes(undefined)
+    let outdated = false
     for (const info of infos) {
       if (info === undefined) continue
-      const fields = fieldsOfReply(info)
-      const indexed = Number(fields.get('percent_indexed') ?? 0)
-      progress = Math.min(progress, Number(fields.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
-      documents += Number(fields.get('num_docs') ?? 0)
-      failures += Number(fields.get('hash_indexing_failures') ?? 0)
+      const members = fieldsOfReply(info)
+      const indexed = Number(members.get('percent_indexed') ?? 0)
+      progress = Math.min(progress, Number(members.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
+      documents += Number(members.get('num_docs') ?? 0)
+      failures += Number(members.get('hash_indexing_failures') ?? 0)
+      const attributes = members.get('attributes')
+      if (fields !== undefined && Array.isArray(attributes) && attributes.length < attributeCountOf(fields)) outdated = true
     }
-    return { progress: missing ? 0 : progress, documents, failures, missing }
+    return { progress: missing ? 0 : progress, documents, failures, missing, outdated }
   }
 
   /** Moves `active` to the building generation once it is ready on every master; the older one is dropped. */
@@ -199,11 +205,12 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       let [status, generation, active, building, replacedDefinition] = await declare('')
       if (status === 'same') {
         // The same definition declares its generation again when a master lacks it, unless another instance may
-        // still be making it.
+        // still be making it, or when an earlier version made it.
         const current = building || active
-        if (!(await progressOf(collection, current)).missing) return { rebuilt: false }
+        const { missing, outdated } = await progressOf(collection, current, fields)
+        if (!missing && !outdated) return { rebuilt: false }
         const record = await read(collection)
-        if (record.building === current && await inTheMaking(record)) return { rebuilt: false }
+        if (missing && record.building === current && await inTheMaking(record)) return { rebuilt: false }
         ;[status, generation, active, building, replacedDefinition] = await declare(current)
         if (status === 'same') return { rebuilt: false }
       }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, connectRedis, get, onEveryMaster, put } from '../../helpers/app.js'
+import { eventually } from '../../helpers/local-redis.js'
 import { tagOfSlot } from '../../../src/redis/slots.js'
+import { fieldsOfReply } from '../../../src/collections/indexes/storage.js'
 import { indexReady, query } from './helpers.js'
 
 /*
@@ -152,5 +154,46 @@ describe('an index missing from Redis while its record names it', () => {
     await expectProblem(await query(app, 'first', { filter: { '/s': 'v0' } }), 'DOCS_ERR_INDEX_MISSING', /PUT its definition again/)
     await indexReady(app, 'first', fields)
     expect(await countOf('first', { '/s': 'v0' })).toBe(1)
+  })
+})
+
+describe('an index made by an earlier version, without the companion attributes of its tag fields', () => {
+  it('still answers exactly, and is rebuilt with them by a PUT of the same definition', async () => {
+    await put(app, '/docs/earlier:1', { s: 'a\u0000b' })
+    await put(app, '/docs/earlier:2', { s: 'a' })
+    await put(app, '/docs/earlier:3', { s: 'plain' })
+    const fields = [{ pointer: '/s', type: 'tag' }]
+    await indexReady(app, 'earlier', fields)
+    // As the earlier version made it: the tag field alone.
+    const masters = await app.redis.masters()
+    for (const [id, names] of await indexNames('earlier')) {
+      const master = masters.find((candidate) => candidate.id === id)!
+      for (const name of names) {
+        await master.sender.send(undefined, ['FT.DROPINDEX', name])
+        await master.sender.send(undefined, ['FT.CREATE', name, 'ON', 'JSON', 'PREFIX', '1', `${app.keyPrefix}earlier:`, 'STOPWORDS', '0', 'SCHEMA',
+          '$["s"]', 'AS', 'f0', 'TAG', 'SEPARATOR', '\u001f', 'CASESENSITIVE', 'INDEXEMPTY', 'INDEXMISSING'])
+      }
+    }
+    /** The attributes of the collection's index on each master. */
+    const attributes = async () => {
+      const counts: number[] = []
+      for (const [id, names] of await indexNames('earlier')) {
+        const master = masters.find((candidate) => candidate.id === id)!
+        for (const name of names) counts.push((fieldsOfReply(await master.sender.send<unknown>(undefined, ['FT.INFO', name])).get('attributes') as unknown[]).length)
+      }
+      return counts
+    }
+    expect(new Set(await attributes())).toEqual(new Set([1]))
+    // Once the remade index holds the documents again.
+    await eventually(async () => (await query(app, 'earlier', { filter: { '/s': 'plain' } })).json().items?.length === 1)
+    const refused = await query(app, 'earlier', { filter: { '/s': 'a' } })
+    expect(refused.statusCode, refused.body).toBe(422)
+    expect(refused.json().code).toBe('DOCS_ERR_UNSEARCHABLE_VALUE')
+    expect(await countOf('earlier', { '/s': 'plain' })).toBe(1)
+    await indexReady(app, 'earlier', fields)
+    expect(new Set(await attributes())).toEqual(new Set([2]))
+    expect((await put(app, urlOf('earlier'), { fields })).statusCode).toBe(200)
+    expect((await query(app, 'earlier', { filter: { '/s': 'a' } })).statusCode).toBe(422)
+    expect(await countOf('earlier', { '/s': 'plain' })).toBe(1)
   })
 })
