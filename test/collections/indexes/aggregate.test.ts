@@ -3,13 +3,14 @@ import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../../access/gua
 import { buildTestApp, get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { referenceAggregate, type AggregateBody, type Group, type Metric } from './aggregate-reference.js'
-import { indexReady } from './helpers.js'
+import { indexReady, refusedForUnsearchable } from './helpers.js'
 import { FIELDS, random, randomFilter, uniqueDocs } from './random-queries.js'
-import { matches, type Doc } from './reference.js'
+import { comparedTags, matches, type Doc } from './reference.js'
 
 /*
  * Aggregations: random filters, groupings and metrics over random documents agree with a reference computed
- * from the documents (written from docs/queries.md), through the admin's credentials and a scoped token's.
+ * from the documents (written from docs/queries.md), through the admin's credentials and a scoped token's, or
+ * are refused for documents holding tag values RediSearch indexes in part (U+0000, U+001F), which they name.
  */
 
 const app = await buildGuardedApp()
@@ -72,12 +73,18 @@ describe('aggregations agree with the reference over the documents', () => {
     const collection = `agg${seed}`
     const docs = uniqueDocs(rng, collection, 200)
     await load(collection, docs)
+    let refused = 0
     for (let round = 0; round < 40; round++) {
       const body = randomBody(rng)
       const response = await aggregate(collection, body)
+      if (refusedForUnsearchable(response, docs, comparedTags(body.filter ?? {}, FIELDS), JSON.stringify(body))) {
+        refused++
+        continue
+      }
       expect(response.statusCode, response.body).toBe(200)
       expectAgreement(response.json(), docs, body)
     }
+    expect(refused).toBeLessThan(20)
     // Through a token that may read some of the collection: its totals are its own documents' alone.
     const prefixes = ['a', '日', '\\', '"q', '{x'].map((part) => `${collection}:${part}`)
     const { token } = await tokenFor(app, prefixes.map((prefix) => ({ prefix, rights: ['read'] })))
@@ -86,6 +93,7 @@ describe('aggregations agree with the reference over the documents', () => {
     for (let round = 0; round < 15; round++) {
       const body = randomBody(rng)
       const response = await aggregate(collection, body, bearer(token))
+      if (refusedForUnsearchable(response, readable, comparedTags(body.filter ?? {}, FIELDS), JSON.stringify(body))) continue
       expect(response.statusCode, response.body).toBe(200)
       expectAgreement(response.json(), readable, body)
     }

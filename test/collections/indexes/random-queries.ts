@@ -16,8 +16,11 @@ export function random (seed: number) {
   return { next, pick, chance: (p: number) => next() < p, int: (n: number) => Math.floor(next() * n) }
 }
 
-/** Strings with every character RediSearch's query syntax treats specially, spaces, case and unicode. */
-const STRINGS = ['open', 'Open', 'OPEN', 'paid', 'a b', ' padded ', 'x-y', '-neg', 'a@b', '{c}', 'p|q', 'st*r', 'q"t', 'b\\s',
+/**
+ * Strings with every character RediSearch's query syntax treats specially, spaces, case and unicode, line feeds
+ * and other control characters, and U+0000 and U+001F, which RediSearch indexes only in part.
+ */
+const STRINGS = ['a\u0000b', 'open\u0000', '\u0000', 'x\u001fy', 'paid\u001f', 'a\nb', 'open\n', '\nx', 'c\u0001d', 'a\u007f', '!?', '…', 'open', 'Open', 'OPEN', 'paid', 'a b', ' padded ', 'x-y', '-neg', 'a@b', '{c}', 'p|q', 'st*r', 'q"t', 'b\\s',
   "it's", '$p0', 'a:b', '(x)', '~t', 'a.b', 'ünï', '日本', 'emoji 😀', '', '[x]', 'o;k', '%p', '#h', 'a,b', 'ab', 'abc', '-', '*', '\t tab', 'b\\-c', 'q\\"', '\\\\ x', '%s',
   '@at', 'Ü', 'ü', 'Über', 'über', '😀', '😀x', '10', '007', 'MiXeD', 'mixed', 'ß', 'Σσ', '\u00a0nb']
 /** Words of text fields, of every character class: punctuation, letters beyond ASCII in both cases, digits, emoji. */
@@ -27,6 +30,8 @@ const WORDS = ['fox', 'Fox', 'FOX', '@at', 'at', 'Ü', 'ü', 'Über', 'über', '
 const TEXT_QUERIES = ['fox', 'FOX', '@at', 'at', 'Ü', 'ü', 'Über', 'über', 'ß', 'SS', '😀', 'a.b', 'a b', 'x-y', 'x_y', '10', '1.5', '日本', 'naïve',
   'NAÏVE', 'Σ', 'σ', "it's", 'q?r', '`t`', 'e\u00a0f', '_u_', 'ab', '(x) {c}', 'fox -', '- fox @at', 'b\ta']
 const NUMBERS = [0, 1, -1, 1.5, -2.25, 10, 10, 100, 1e21, -1e-7, 0.1 + 0.2, 12345678901234568, 3, 3, 3]
+/** Tag values a filter may hold: filters holding U+0000 or U+001F are refused (400). */
+const FILTER_STRINGS = STRINGS.filter((s) => s.trim() !== '' && !s.includes('\u0000') && !s.includes('\u001f'))
 const KEY_PARTS = ['a', 'B', 'b', 'é', '日', '"q"', '\\', '{x}', ' s', '*', '10', '9', 'zz', '\\-', '\\"', "'", '%s']
 
 export const FIELDS: FieldSpec[] = [
@@ -47,7 +52,7 @@ export function randomDoc (rng: ReturnType<typeof random>, key: string): Doc {
   const value: Record<string, unknown> = {}
   if (rng.chance(0.85)) value.s = rng.chance(0.05) ? null : rng.pick(STRINGS)
   if (rng.chance(0.85)) value.n = rng.chance(0.05) ? null : rng.pick(NUMBERS)
-  if (rng.chance(0.7)) value.tags = Array.from({ length: rng.int(4) }, () => rng.pick(STRINGS))
+  if (rng.chance(0.7)) value.tags = rng.chance(0.1) ? null : Array.from({ length: rng.int(4) }, () => rng.pick(STRINGS))
   if (rng.chance(0.8)) value.b = rng.chance(0.5)
   if (rng.chance(0.5)) value['w x'] = rng.chance(0.5) ? rng.pick(NUMBERS) : Array.from({ length: 1 + rng.int(3) }, () => rng.pick(NUMBERS))
   if (rng.chance(0.7)) value.t = rng.chance(0.8) ? text(rng) : Array.from({ length: rng.int(3) }, () => text(rng))
@@ -55,7 +60,7 @@ export function randomDoc (rng: ReturnType<typeof random>, key: string): Doc {
 }
 
 function randomCondition (rng: ReturnType<typeof random>, field = rng.pick(FIELDS)): Record<string, unknown> {
-  const value = () => field.type === 'number' ? rng.pick(NUMBERS) : field.type === 'boolean' ? rng.chance(0.5) : rng.pick(STRINGS.filter((s) => s.trim() !== ''))
+  const value = () => field.type === 'number' ? rng.pick(NUMBERS) : field.type === 'boolean' ? rng.chance(0.5) : rng.pick(FILTER_STRINGS)
   const operators = field.type === 'number'
     ? ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists']
     : field.type === 'boolean'
@@ -66,7 +71,7 @@ function randomCondition (rng: ReturnType<typeof random>, field = rng.pick(FIELD
     ? rng.chance(0.5)
     : operator === '$in' || operator === '$nin'
       ? Array.from({ length: 1 + rng.int(3) }, value)
-      : operator === '$prefix' ? rng.pick(['ab', 'op', 'Op', ' a b', '日本', '{c', 'q"', 'b\\', '-n', 'Üb', 'üb', '@a', '😀x', '00', 'Mi', 'mi', 'Σσ']) : value()
+      : operator === '$prefix' ? rng.pick(['ab', 'op', 'Op', ' a b', '日本', '{c', 'q"', 'b\\', '-n', 'Üb', 'üb', '@a', '😀x', '00', 'Mi', 'mi', 'Σσ', 'pa', 'a\nb', '!?', 'c\u0001']) : value()
   return { [field.pointer]: { [operator]: operand } }
 }
 
