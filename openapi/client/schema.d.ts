@@ -1135,6 +1135,12 @@ export interface components {
             /** @description Why it fails */
             detail: string;
         };
+        UnsearchableValue: {
+            /** @description The document's key */
+            key: string;
+            /** @description The tag field where it holds U+0000 or U+001F */
+            pointer: string;
+        };
         /**
          * @description An RFC 9457 problem (application/problem+json). Problem types, by code:
          *
@@ -1211,10 +1217,7 @@ export interface components {
             /** @description For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit */
             max?: number;
             /** @description For DOCS_ERR_UNSEARCHABLE_VALUE: documents (at most 10) holding U+0000 or U+001F in a tag field the query compares or sorts on, with that field's pointer */
-            documents?: {
-                key: string;
-                pointer: string;
-            }[];
+            documents?: components["schemas"]["UnsearchableValue"][];
             /** @description For /readyz and /health: what keeps the service from serving */
             unready?: components["schemas"]["Unready"][];
             /** @description The id of the request this problem answers, as in its X-Request-Id header and in the service's log lines (reqId) */

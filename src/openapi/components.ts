@@ -42,6 +42,17 @@ export const unreadySchema = {
   required: ['check', 'detail']
 } as const
 
+/** A document holding a tag value RediSearch indexes in part, at a tag field's pointer. */
+export const unsearchableValueSchema = {
+  $id: 'UnsearchableValue',
+  type: 'object',
+  properties: {
+    key: { type: 'string', description: 'The document\'s key' },
+    pointer: { type: 'string', description: 'The tag field where it holds U+0000 or U+001F' }
+  },
+  required: ['key', 'pointer']
+} as const
+
 /** An RFC 9457 problem as the service renders it; extension members are kept (additionalProperties). */
 export const problemSchema = {
   $id: 'Problem',
@@ -76,7 +87,7 @@ export const problemSchema = {
     documents: {
       type: 'array',
       description: 'For DOCS_ERR_UNSEARCHABLE_VALUE: documents (at most 10) holding U+0000 or U+001F in a tag field the query compares or sorts on, with that field\'s pointer',
-      items: { type: 'object', properties: { key: { type: 'string' }, pointer: { type: 'string' } }, required: ['key', 'pointer'] }
+      items: { $ref: 'UnsearchableValue#' }
     },
     unready: {
       type: 'array',
