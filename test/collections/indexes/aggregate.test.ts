@@ -4,7 +4,7 @@ import { buildTestApp, get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { referenceAggregate, type AggregateBody, type Group, type Metric } from './aggregate-reference.js'
 import { indexReady, refusedForUnsearchable } from './helpers.js'
-import { FIELDS, random, randomFilter, uniqueDocs } from './random-queries.js'
+import { FIELDS, random, randomFilter, uniqueDocs, WIDE } from './random-queries.js'
 import { comparedTags, matches, type Doc } from './reference.js'
 
 /*
@@ -46,7 +46,7 @@ function randomBody (rng: ReturnType<typeof random>): AggregateBody {
     ? [...(sortable.length > 0 && rng.chance(0.6) ? [{ metric: rng.pick(sortable) }] : groupBy.length > 0 ? [{ pointer: rng.pick(groupBy) }] : [])]
         .map((entry) => ({ ...entry, order: rng.pick(['asc', 'desc'] as const) }))
     : []
-  return { filter: randomFilter(rng), groupBy, metrics, ...(sort.length > 0 ? { sort } : {}), limit: 1 + rng.int(rng.chance(0.5) ? 5 : 200) }
+  return { filter: randomFilter(rng, WIDE), groupBy, metrics, ...(sort.length > 0 ? { sort } : {}), limit: 1 + rng.int(rng.chance(0.5) ? 5 : 200) }
 }
 
 function expectAgreement (answer: { groups: Group[], truncated: boolean }, docs: readonly Doc[], body: AggregateBody) {
@@ -71,7 +71,7 @@ describe('aggregations agree with the reference over the documents', () => {
   it.each([5, 77])('random filters, groupings, metrics, sorts and limits (seed %i)', async (seed) => {
     const rng = random(seed)
     const collection = `agg${seed}`
-    const docs = uniqueDocs(rng, collection, 200)
+    const docs = uniqueDocs(rng, collection, 200, WIDE)
     await load(collection, docs)
     let refused = 0
     for (let round = 0; round < 40; round++) {

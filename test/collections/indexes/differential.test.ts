@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, put, remove } from '../../helpers/app.js'
 import { allPages, indexReady, query, refusedForUnsearchable, shortQuery, type Page } from './helpers.js'
-import { FIELDS, PROJECTABLE, random, randomDoc, randomFilter, randomSort, uniqueDocs } from './random-queries.js'
+import { FIELDS, PROJECTABLE, random, randomDoc, randomFilter, randomSort, uniqueDocs, WIDE } from './random-queries.js'
 import { comparedTags, matches, ordered, projected, type Doc } from './reference.js'
 
 /*
@@ -44,11 +44,11 @@ describe('queries agree with the reference evaluator', () => {
   it.each([21, 7, 1234])('on every page of random filters, sorts and page sizes (seed %i)', async (seed) => {
     const rng = random(seed)
     const collection = `diff${seed}`
-    const docs = uniqueDocs(rng, collection, 160)
+    const docs = uniqueDocs(rng, collection, 160, WIDE)
     await load(collection, docs)
     let refused = 0
     for (let round = 0; round < 80; round++) {
-      const filter = randomFilter(rng)
+      const filter = randomFilter(rng, WIDE)
       const sort = randomSort(rng)
       const limit = 1 + rng.int(12)
       const fields = rng.chance(0.3) ? Array.from({ length: 1 + rng.int(3) }, () => rng.pick(PROJECTABLE)) : undefined
@@ -78,11 +78,11 @@ describe('queries agree with the reference evaluator', () => {
   it.each([5, 99])('in the short GET form, on every page of random filters without $or and $not (seed %i)', async (seed) => {
     const rng = random(seed)
     const collection = `gdiff${seed}`
-    const docs = uniqueDocs(rng, collection, 120)
+    const docs = uniqueDocs(rng, collection, 120, WIDE)
     await load(collection, docs)
     let asked = 0
     for (let round = 0; round < 60; round++) {
-      const filter = randomFilter(rng)
+      const filter = randomFilter(rng, WIDE)
       if (/"\$(or|not)"/.test(JSON.stringify(filter))) continue
       asked++
       const sort = randomSort(rng)
@@ -109,19 +109,19 @@ describe('queries agree with the reference evaluator', () => {
 
   it('under concurrent writes: documents written throughout appear once each, in order, none skipped', async () => {
     const rng = random(2121)
-    const stable = uniqueDocs(rng, 'churn', 120)
+    const stable = uniqueDocs(rng, 'churn', 120, WIDE)
     await load('churn', stable)
     let writing = true
     const churn = (async () => {
       for (let round = 0; writing && round < 5000; round++) {
-        const doc = randomDoc(rng, `churn:~temp${round % 40}`)
+        const doc = randomDoc(rng, `churn:~temp${round % 40}`, WIDE)
         if (round % 3 === 2) await remove(app, `/docs/${encodeURIComponent(doc.key)}`)
         else await put(app, `/docs/${encodeURIComponent(doc.key)}`, doc.value)
       }
     })()
     try {
       for (let round = 0; round < 25; round++) {
-        const filter = randomFilter(rng)
+        const filter = randomFilter(rng, WIDE)
         const sort = randomSort(rng)
         const limit = 1 + rng.int(6)
         const expected = ordered(stable.filter((doc) => matches(doc, filter, FIELDS)), sort, sort?.pointer === '/n' ? 'number' : 'tag').map((doc) => doc.key)

@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../../access/gua
 import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { query, refusedForUnsearchable, type Page } from './helpers.js'
-import { FIELDS, random, randomFilter, randomSort, uniqueDocs } from './random-queries.js'
+import { FIELDS, random, randomFilter, randomSort, uniqueDocs, WIDE } from './random-queries.js'
 import { comparedTags, matches, ordered } from './reference.js'
 
 /*
@@ -19,7 +19,7 @@ describe('queries through read scopes agree with the reference evaluator over th
   it.each([31, 4242])('on every page and count of random filters, sorts and page sizes (seed %i)', async (seed) => {
     const rng = random(seed)
     const collection = `sdiff${seed}`
-    const docs = uniqueDocs(rng, collection, 150)
+    const docs = uniqueDocs(rng, collection, 150, WIDE)
     for (const doc of docs) expect((await put(app, `/docs/${encodeURIComponent(doc.key)}`, doc.value, admin)).statusCode).toBeLessThan(300)
     expect([200, 202]).toContain((await put(app, `/collections/${collection}/index`, { fields: FIELDS }, admin)).statusCode)
     await eventually(async () => (await get(app, `/collections/${collection}/index`, admin)).json().state === 'ready')
@@ -30,7 +30,7 @@ describe('queries through read scopes agree with the reference evaluator over th
     expect(readable.length).toBeGreaterThan(10)
     expect(readable.length).toBeLessThan(docs.length * 0.75)
     for (let round = 0; round < 30; round++) {
-      const filter = randomFilter(rng)
+      const filter = randomFilter(rng, WIDE)
       const sort = randomSort(rng)
       const limit = 1 + rng.int(8)
       const expected = ordered(readable.filter((doc) => matches(doc, filter, FIELDS)), sort, sort?.pointer === '/n' ? 'number' : 'tag').map((doc) => doc.key)
