@@ -13,7 +13,8 @@ import type { QueryPlan, Searcher } from './search.js'
  * say. Before a query or an aggregation is answered, the documents it could be answered wrongly for are
  * looked up there: those its filter could match (its `superset`) that hold such a string in a tag field the
  * filter compares or the query sorts on. Those really holding U+0000 or U+001F there make it 422, naming
- * them; any other control character is indexed whole, and the answer stands.
+ * them; any other control character is indexed whole, and the answer stands. An index made without the
+ * companions (by an earlier release) is not screened, as that release did not, until its rebuild is ready.
  */
 
 /** Documents of one master a screen reads, at most: past it, the query is refused rather than read them all. */
@@ -40,7 +41,7 @@ function holdsUnsearchable (value: unknown): boolean {
 /** Refuses (422) a plan that a document holding U+0000 or U+001F in one of its tag fields could be answered wrongly for. */
 export async function refuseUnsearchable (searcher: Searcher, documents: DocumentStore, plan: Screened, masters: readonly MasterNode[]): Promise<void> {
   const fields = fieldsOf(plan)
-  if (fields.length === 0) return
+  if (fields.length === 0 || !plan.index.companions) return
   const held = `-(${fields.map((field) => `ismissing(@${controlAttributeOf(field)})`).join(' ')})`
   // RediSearch takes `*` alone only.
   const superset = plan.filter.superset ?? '*'
