@@ -32,6 +32,7 @@ export const problemTypes = {
   DOCS_ERR_UNADDRESSABLE: { status: 422, title: 'Location cannot be addressed in RedisJSON' },
   DOCS_ERR_SCHEMA_VIOLATION: { status: 422, title: 'Document would not match its collection schema' },
   DOCS_ERR_LIMIT_EXCEEDED: { status: 422, title: 'Request exceeds a cost limit' },
+  DOCS_ERR_UNSEARCHABLE_VALUE: { status: 422, title: 'Documents hold tag values the index cannot search whole' },
   DOCS_ERR_HEADERS_TOO_LARGE: { status: 431, title: 'Request header fields too large' },
   DOCS_ERR_RATE_LIMITED: { status: 429, title: 'Too many requests' },
   DOCS_ERR_INTERNAL: { status: 500, title: 'Internal server error' },
@@ -81,6 +82,7 @@ export const WriteContendedError = define('DOCS_ERR_WRITE_CONTENDED',
 export const UnaddressableError = define('DOCS_ERR_UNADDRESSABLE',
   'Member name %j cannot be reached by this request: RedisJSON paths cannot name a member that starts with a space or line feed, and its writes miss one with a backslash or both kinds of quote (see Addressing in docs/api.md); read or write its parent instead')
 export const NoSearchError = define('DOCS_ERR_NO_SEARCH', '%s')
+export const UnsearchableValueError = define('DOCS_ERR_UNSEARCHABLE_VALUE', '%s')
 export const RedisUnavailableError = define('DOCS_ERR_REDIS_UNAVAILABLE', 'Redis did not answer: %s')
 export const ReplicationTimeoutError = define('DOCS_ERR_REPLICATION_TIMEOUT',
   'The write reached Redis, but %d of the %d replicas WRITE_REPLICAS asks for confirmed it within %d ms: its outcome is unknown (it may be lost in a failover); read the document before retrying')

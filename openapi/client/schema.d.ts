@@ -1135,6 +1135,12 @@ export interface components {
             /** @description Why it fails */
             detail: string;
         };
+        UnsearchableValue: {
+            /** @description The document's key */
+            key: string;
+            /** @description The tag field where it holds U+0000 or U+001F */
+            pointer: string;
+        };
         /**
          * @description An RFC 9457 problem (application/problem+json). Problem types, by code:
          *
@@ -1167,6 +1173,7 @@ export interface components {
          *     | `DOCS_ERR_UNADDRESSABLE` | 422 | Location cannot be addressed in RedisJSON | `/problems/unaddressable` |
          *     | `DOCS_ERR_SCHEMA_VIOLATION` | 422 | Document would not match its collection schema | `/problems/schema-violation` |
          *     | `DOCS_ERR_LIMIT_EXCEEDED` | 422 | Request exceeds a cost limit | `/problems/limit-exceeded` |
+         *     | `DOCS_ERR_UNSEARCHABLE_VALUE` | 422 | Documents hold tag values the index cannot search whole | `/problems/unsearchable-value` |
          *     | `DOCS_ERR_HEADERS_TOO_LARGE` | 431 | Request header fields too large | `/problems/headers-too-large` |
          *     | `DOCS_ERR_RATE_LIMITED` | 429 | Too many requests | `/problems/rate-limited` |
          *     | `DOCS_ERR_INTERNAL` | 500 | Internal server error | `/problems/internal` |
@@ -1183,7 +1190,7 @@ export interface components {
              * @description The problem type, a path relative to the service
              * @enum {string}
              */
-            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/index-missing" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/no-search" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
+            type: "/problems/bad-request" | "/problems/malformed-http" | "/problems/invalid-json" | "/problems/invalid-jsonpath" | "/problems/validation" | "/problems/invalid-schema" | "/problems/unauthorized" | "/problems/forbidden" | "/problems/not-found" | "/problems/route-not-found" | "/problems/method-not-allowed" | "/problems/request-timeout" | "/problems/wrong-type" | "/problems/value-type" | "/problems/operation-failed" | "/problems/patch-failed" | "/problems/write-contended" | "/problems/index-building" | "/problems/index-missing" | "/problems/precondition-failed" | "/problems/payload-too-large" | "/problems/uri-too-long" | "/problems/unsupported-media-type" | "/problems/unstorable-json" | "/problems/unaddressable" | "/problems/schema-violation" | "/problems/limit-exceeded" | "/problems/unsearchable-value" | "/problems/headers-too-large" | "/problems/rate-limited" | "/problems/internal" | "/problems/no-search" | "/problems/redis-unavailable" | "/problems/replication-timeout" | "/problems/service-busy" | "/problems/not-ready" | "/problems/streams-full" | "/problems/streams-off";
             /** @description The title of the problem type; it never varies */
             title: string;
             /** @enum {integer} */
@@ -1194,7 +1201,7 @@ export interface components {
              * @description Stable code of the problem type
              * @enum {string}
              */
-            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_INDEX_MISSING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NO_SEARCH" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
+            code: "DOCS_ERR_BAD_REQUEST" | "DOCS_ERR_MALFORMED_HTTP" | "DOCS_ERR_INVALID_JSON" | "DOCS_ERR_INVALID_JSONPATH" | "DOCS_ERR_VALIDATION" | "DOCS_ERR_INVALID_SCHEMA" | "DOCS_ERR_UNAUTHORIZED" | "DOCS_ERR_FORBIDDEN" | "DOCS_ERR_NOT_FOUND" | "DOCS_ERR_ROUTE_NOT_FOUND" | "DOCS_ERR_METHOD_NOT_ALLOWED" | "DOCS_ERR_REQUEST_TIMEOUT" | "DOCS_ERR_WRONG_TYPE" | "DOCS_ERR_VALUE_TYPE" | "DOCS_ERR_OPERATION_FAILED" | "DOCS_ERR_PATCH_FAILED" | "DOCS_ERR_WRITE_CONTENDED" | "DOCS_ERR_INDEX_BUILDING" | "DOCS_ERR_INDEX_MISSING" | "DOCS_ERR_PRECONDITION_FAILED" | "DOCS_ERR_PAYLOAD_TOO_LARGE" | "DOCS_ERR_URI_TOO_LONG" | "DOCS_ERR_UNSUPPORTED_MEDIA_TYPE" | "DOCS_ERR_UNSTORABLE_JSON" | "DOCS_ERR_UNADDRESSABLE" | "DOCS_ERR_SCHEMA_VIOLATION" | "DOCS_ERR_LIMIT_EXCEEDED" | "DOCS_ERR_UNSEARCHABLE_VALUE" | "DOCS_ERR_HEADERS_TOO_LARGE" | "DOCS_ERR_RATE_LIMITED" | "DOCS_ERR_INTERNAL" | "DOCS_ERR_NO_SEARCH" | "DOCS_ERR_REDIS_UNAVAILABLE" | "DOCS_ERR_REPLICATION_TIMEOUT" | "DOCS_ERR_SERVICE_BUSY" | "DOCS_ERR_NOT_READY" | "DOCS_ERR_STREAMS_FULL" | "DOCS_ERR_STREAMS_OFF";
             /** @description For DOCS_ERR_VALIDATION: where the request departs from its schema. For DOCS_ERR_INVALID_SCHEMA: where the schema in the body departs from the JSON Schema 2020-12 meta-schema. For DOCS_ERR_SCHEMA_VIOLATION: where the document, as the write would leave it, departs from its collection schema */
             errors?: components["schemas"]["ValidationError"][];
             /** @description For DOCS_ERR_SCHEMA_VIOLATION: the collection whose schema rejects the write. For DOCS_ERR_INVALID_SCHEMA on a write: the collection whose stored schema the service cannot run */
@@ -1209,6 +1216,8 @@ export interface components {
             limit?: string;
             /** @description For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit */
             max?: number;
+            /** @description For DOCS_ERR_UNSEARCHABLE_VALUE: documents (at most 10) holding U+0000 or U+001F in a tag field the query compares or sorts on, with that field's pointer */
+            documents?: components["schemas"]["UnsearchableValue"][];
             /** @description For /readyz and /health: what keeps the service from serving */
             unready?: components["schemas"]["Unready"][];
             /** @description The id of the request this problem answers, as in its X-Request-Id header and in the service's log lines (reqId) */
@@ -1686,7 +1695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1885,7 +1894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2053,7 +2062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2195,7 +2204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2401,7 +2410,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,7 +2605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2756,7 +2765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2955,7 +2964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3123,7 +3132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3264,7 +3273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +3479,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3665,7 +3674,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4003,7 +4012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4129,7 +4138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4779,7 +4788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4897,7 +4906,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5020,7 +5029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +5146,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6441,7 +6450,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6597,7 +6606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6737,7 +6746,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6888,7 +6897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7049,7 +7058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -7194,7 +7203,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit */
+            /** @description JSON value cannot be stored; Location cannot be addressed in RedisJSON; Document would not match its collection schema; Request exceeds a cost limit; Documents hold tag values the index cannot search whole */
             422: {
                 headers: {
                     [name: string]: unknown;

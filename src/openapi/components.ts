@@ -42,6 +42,17 @@ export const unreadySchema = {
   required: ['check', 'detail']
 } as const
 
+/** A document holding a tag value RediSearch indexes in part, at a tag field's pointer. */
+export const unsearchableValueSchema = {
+  $id: 'UnsearchableValue',
+  type: 'object',
+  properties: {
+    key: { type: 'string', description: 'The document\'s key' },
+    pointer: { type: 'string', description: 'The tag field where it holds U+0000 or U+001F' }
+  },
+  required: ['key', 'pointer']
+} as const
+
 /** An RFC 9457 problem as the service renders it; extension members are kept (additionalProperties). */
 export const problemSchema = {
   $id: 'Problem',
@@ -73,6 +84,11 @@ export const problemSchema = {
     pointer: { type: 'string', description: 'For operation failures: the location the operation applies to' },
     limit: { type: 'string', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the setting whose limit the request exceeds' },
     max: { type: 'integer', description: 'For DOCS_ERR_LIMIT_EXCEEDED and DOCS_ERR_PAYLOAD_TOO_LARGE: the value of that limit' },
+    documents: {
+      type: 'array',
+      description: 'For DOCS_ERR_UNSEARCHABLE_VALUE: documents (at most 10) holding U+0000 or U+001F in a tag field the query compares or sorts on, with that field\'s pointer',
+      items: { $ref: 'UnsearchableValue#' }
+    },
     unready: {
       type: 'array',
       description: 'For /readyz and /health: what keeps the service from serving',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import swagger, { type SwaggerTransform } from '@fastify/swagger'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
-import { problemResponse, problemSchema, unreadySchema, validationErrorSchema } from './components.js'
+import { problemResponse, problemSchema, unreadySchema, unsearchableValueSchema, validationErrorSchema } from './components.js'
 import { mapDiscriminators, type OpenApiDocument } from './discriminators.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -28,6 +28,7 @@ const tags = [
 export default fp(async function openapiPlugin (app: FastifyInstance, { basePath }: { basePath: string }) {
   app.addSchema(validationErrorSchema)
   app.addSchema(unreadySchema)
+  app.addSchema(unsearchableValueSchema)
   app.addSchema(problemSchema)
   app.addHook('onRoute', addCommonProblems)
   await app.register(swagger, {

@@ -3,6 +3,7 @@ import { formatPointer, parsePointer } from '../../documents/pointer.js'
 import type { DocumentStore } from '../../documents/store/index.js'
 import type { MasterNode } from '../../redis/redis.js'
 import { jsonPathOf, type IndexField } from './definition.js'
+import { refuseUnsearchable } from './control-values.js'
 import { refuseTruncatedPrefixes } from './expansion.js'
 import { compileFilter } from './filter.js'
 import { countInto, orderGroups, type GroupFieldType, type GroupKey, type Groups, type MetricSpec } from './groups.js'
@@ -144,12 +145,17 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
     async run (index: ActiveIndex, request: AggregateRequest, readable: string[] | undefined, placeName?: (at: string) => string): Promise<string> {
       const plan = planOf(index, request)
       const filter = compileFilter(request.filter ?? {}, index.fields, placeName)
-      if (filter.prefixes !== undefined) await refuseTruncatedPrefixes(searcher, { index, filter }, await masters())
+      const all = await masters()
+      await Promise.all([
+        filter.prefixes === undefined ? undefined : refuseTruncatedPrefixes(searcher, { index, filter }, all),
+        // Groups are made of the values the documents hold, read from them: only the filter's comparisons are screened.
+        refuseUnsearchable(searcher, documents, { index, filter, readable }, all)
+      ])
       const fields = [...plan.groupBy, ...plan.numbers]
       const groups: Groups = new Map()
       const types = plan.groupBy.map((field) => field.type as GroupFieldType)
       let read = 0
-      for (const master of await masters()) {
+      for (const master of all) {
         const rows = searcher.isCluster ? readRows(master, index, filter, fields, readable) : loadedRows(master, index, filter, fields, readable)
         for await (const page of rows) {
           read += page.length

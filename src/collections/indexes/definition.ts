@@ -27,8 +27,23 @@ export interface IndexField extends FieldDeclaration {
   name: string
 }
 
-/** Splits a tag value's members: a JSON string never needs it, and tag values holding it are refused. */
+/** Splits a tag value's members: filter values holding it are refused, and documents holding it are found by the companion attribute. */
 export const TAG_SEPARATOR = '\u001f'
+
+/**
+ * What a tag field's companion attribute indexes (see controlAttributeOf): its strings holding a control
+ * character other than white space. RediSearch's JSONPath regular expressions take no escape, so the class is
+ * the nearest one it can say around U+0000 and U+001F.
+ */
+const CONTROL_STRINGS = '[?(@ =~ "[[:cntrl:]--[[:space:]]]")]'
+
+/**
+ * The attribute indexing a tag field's strings that hold a control character other than white space: those
+ * RediSearch may read only in part (up to a U+0000, split at U+001F) are among them. Never client text.
+ */
+export function controlAttributeOf (field: Pick<IndexField, 'name'>): string {
+  return 'c' + field.name.slice(1)
+}
 
 /** A canonical array index: an index pointer names object members only, so the path it becomes is certain. */
 const ARRAY_INDEX = /^(?:0|[1-9][0-9]*|-)$/
@@ -69,8 +84,9 @@ export function jsonPathOf (tokens: readonly string[]): string {
 
 /**
  * FT.CREATE's arguments after the index name: JSON documents under `prefix`, no stop words, and per field its
- * attribute. Tags are case-sensitive and keep values whole (no separator a JSON string uses); every field
- * records where it is missing, so that `$exists` is an index lookup.
+ * attribute. Tags are case-sensitive and keep values whole (no separator a JSON string uses), and each has a
+ * companion attribute (controlAttributeOf); every field records where it is missing, so that `$exists` is an
+ * index lookup.
  */
 export function createArguments (prefix: string, fields: readonly IndexField[]): string[] {
   const args = ['ON', 'JSON', 'PREFIX', '1', prefix, 'STOPWORDS', '0', 'SCHEMA']
@@ -78,7 +94,8 @@ export function createArguments (prefix: string, fields: readonly IndexField[]):
     args.push(jsonPathOf(field.tokens), 'AS', field.name)
     switch (field.type) {
       case 'tag':
-        args.push('TAG', 'SEPARATOR', TAG_SEPARATOR, 'CASESENSITIVE', 'INDEXEMPTY', 'INDEXMISSING', ...(field.sortable ? ['SORTABLE', 'UNF'] : []))
+        args.push('TAG', 'SEPARATOR', TAG_SEPARATOR, 'CASESENSITIVE', 'INDEXEMPTY', 'INDEXMISSING', ...(field.sortable ? ['SORTABLE', 'UNF'] : []),
+          jsonPathOf(field.tokens) + CONTROL_STRINGS, 'AS', controlAttributeOf(field), 'TAG', 'SEPARATOR', TAG_SEPARATOR, 'INDEXEMPTY', 'INDEXMISSING')
         break
       case 'boolean':
         args.push('TAG', 'INDEXMISSING')
@@ -92,6 +109,11 @@ export function createArguments (prefix: string, fields: readonly IndexField[]):
     }
   }
   return args
+}
+
+/** How many attributes createArguments makes for these fields: an index with fewer was made by an earlier version. */
+export function attributeCountOf (fields: readonly IndexField[]): number {
+  return fields.length + fields.filter((field) => field.type === 'tag').length
 }
 
 const JSON_TYPES: Record<FieldType, readonly string[]> = {

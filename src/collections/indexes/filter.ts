@@ -14,6 +14,15 @@ export interface CompiledFilter {
   params: string[]
   /** Its `$prefix` conditions, which RediSearch expands to at most MAXEXPANSIONS values (see expansion.ts): attribute and parameter value. */
   prefixes?: Array<{ attribute: string, value: string }>
+  /** The tag fields whose values it compares ($eq $ne $in $nin $prefix), when any (see control-values.ts). */
+  compared?: IndexField[]
+  /**
+   * With `compared`: a query (on the same params) matching at least every document the filter matches, whether
+   * RediSearch reads its tag values whole or only in part: the filter's top-level conditions that compare no
+   * tag value under a negation. RediSearch's reading of a tag value can only add to what an affirmed `$eq`,
+   * `$in` or `$prefix` matches, never take from it.
+   */
+  superset?: string
 }
 
 const MAX_NODES = 256
@@ -46,6 +55,17 @@ interface Node {
   positive: boolean
   /** When the node is a negation (`-X`), the query it negates (X). */
   negates?: string
+  /** Whether it compares a tag value under a negation ($ne, $nin, $not). */
+  negatesTags?: boolean
+  /** Whether it compares a tag value outside a negation. */
+  affirmsTags?: boolean
+}
+
+/** A node holding its children's tag comparisons. */
+function holding (node: Node, children: readonly Node[]): Node {
+  const negatesTags = children.some((child) => child.negatesTags === true)
+  const affirmsTags = children.some((child) => child.affirmsTags === true)
+  return { ...node, ...(negatesTags ? { negatesTags } : {}), ...(affirmsTags ? { affirmsTags } : {}) }
 }
 
 /*
@@ -84,6 +104,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
   const params: string[] = []
   let nodes = 0
   const prefixes: NonNullable<CompiledFilter['prefixes']> = []
+  const compared = new Set<IndexField>()
 
   const param = (value: string) => {
     const name = `p${params.length / 2}`
@@ -95,7 +116,7 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     throw new BadRequestError(`${placeName(at)}: ${detail}`)
   }
 
-  function compile (value: unknown, at: string, depth: number, underUnion: boolean): Node {
+  function compile (value: unknown, at: string, depth: number, underUnion: boolean, top?: Node[]): Node {
     if (!isPlainObject(value)) fail(at, 'must be an object')
     if (depth > MAX_DEPTH) fail(at, `nests deeper than ${MAX_DEPTH}`)
     const parts: Node[] = []
@@ -106,12 +127,15 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
         if (!Array.isArray(operand) || operand.length === 0 || operand.length > MAX_LIST) fail(place, `must be a list of 1 to ${MAX_LIST} filters`)
         const inUnion = underUnion || member === '$or'
         const children = operand.map((child, index) => compile(child, `${place}/${index}`, depth + 1, inUnion))
-        parts.push(member === '$and'
+        parts.push(holding(member === '$and'
           ? intersection(children, underUnion, false)
-          : { query: children.map((child) => `(${child.query})`).join(' | '), positive: children.every((child) => child.positive) })
+          : { query: children.map((child) => `(${child.query})`).join(' | '), positive: children.every((child) => child.positive) }, children))
       } else if (member === '$not') {
-        const negated = compile(operand, place, depth + 1, underUnion).query
-        parts.push({ query: `-(${negated})`, positive: false, negates: negated })
+        const child = compile(operand, place, depth + 1, underUnion)
+        parts.push({
+          query: `-(${child.query})`, positive: false, negates: child.query,
+          ...(child.affirmsTags ? { negatesTags: true } : {}), ...(child.negatesTags ? { affirmsTags: true } : {})
+        })
       } else if (member.startsWith('/')) {
         const field = byPointer.get(member)
         if (field === undefined) fail(place, `${JSON.stringify(member)} is not a field of the collection's index`)
@@ -120,8 +144,9 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
         fail(place, `${JSON.stringify(member)} is neither a pointer (starting with "/") nor $and, $or or $not`)
       }
     }
+    top?.push(...parts)
     if (parts.length === 0) return { query: '*', positive: true }
-    return intersection(parts, underUnion, true)
+    return holding(intersection(parts, underUnion, true), parts)
   }
 
   function conditions (field: IndexField, operand: unknown, at: string): Node[] {
@@ -134,7 +159,10 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
       if (!OPERATORS[field.type].includes(operator)) {
         fail(`${at}/${operator}`, `a ${field.type} field takes ${OPERATORS[field.type].join(', ')}`)
       }
-      return condition(field, operator, value, `${at}/${operator}`)
+      const node = condition(field, operator, value, `${at}/${operator}`)
+      if (field.type !== 'tag' || operator === '$exists') return node
+      compared.add(field)
+      return { ...node, ...(operator === '$ne' || operator === '$nin' ? { negatesTags: true } : { affirmsTags: true }) }
     })
   }
 
@@ -228,9 +256,16 @@ export function compileFilter (filter: unknown, fields: readonly IndexField[], p
     return String(value)
   }
 
-  const root = compile(filter ?? {}, '', 0, false)
+  const top: Node[] = []
+  const root = compile(filter ?? {}, '', 0, false, top)
   if (!root.positive) {
     throw new BadRequestError('The filter only says what documents lack ($ne, $nin, $not, $exists: true): add a condition they must meet')
   }
-  return { query: root.query, params, ...(prefixes.length > 0 ? { prefixes } : {}) }
+  const kept = top.filter((part) => part.negatesTags !== true)
+  return {
+    query: root.query,
+    params,
+    ...(prefixes.length > 0 ? { prefixes } : {}),
+    ...(compared.size > 0 ? { compared: [...compared], superset: kept.length === 0 ? '*' : kept.map((part) => `(${part.query})`).join(' ') } : {})
+  }
 }

@@ -3,6 +3,7 @@ import { redisCall } from '../../redis/deadline.js'
 import { createAggregations } from './aggregate.js'
 import { createQueries, type Queries } from './queries.js'
 import { createQueryRunner } from './query.js'
+import { createIndexRepair } from './repair.js'
 import { createSearchModuleCheck } from './search-module.js'
 import { createSearcher } from './search.js'
 import { createIndexStorage, type IndexStorage } from './storage.js'
@@ -31,12 +32,14 @@ export default fp<IndexesPluginOptions>(async function indexesPlugin (app, optio
   const queryOptions = { keyPrefix: options.keyPrefix, timeoutMs: options.queryTimeoutMs, redisTimeoutMs: options.timeoutMs,
     maxClusterMatches: options.maxClusterMatches
   }
-  const runner = createQueryRunner(app.redis, queryOptions)
+  const runner = createQueryRunner(app.redis, queryOptions, app.documents)
   const aggregations = createAggregations(createSearcher(app.redis.isCluster, queryOptions), app.documents,
     () => redisCall(app.redis.masters(), options.timeoutMs), { maxMatches: options.maxAggregateMatches })
+  const repair = createIndexRepair(storage, app.log)
+  app.addHook('onClose', () => repair.settled())
   app.decorate('indexes', {
     storage,
-    queries: createQueries(storage, runner, app.documents, options.keyPrefix, aggregations),
+    queries: createQueries(storage, runner, app.documents, options.keyPrefix, aggregations, repair),
     searchModule: createSearchModuleCheck(app.redis, options.timeoutMs)
   })
 }, { name: 'indexes', dependencies: ['redis', 'schemas', 'documents'], fastify: '5.x' })

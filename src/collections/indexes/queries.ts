@@ -8,6 +8,7 @@ import { decodeCursor, encodeCursor, queryDigest } from './cursor.js'
 import { compileFilter } from './filter.js'
 import { readProjected } from './projection.js'
 import type { QueryPlan, QueryRunner } from './query.js'
+import type { IndexRepair } from './repair.js'
 import type { ShortQuery } from './short-query.js'
 import { indexMissing, isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
 
@@ -37,14 +38,17 @@ export interface QueryAnswer {
 /**
  * Runs a collection's queries: the filter compiled against the active index, a page searched on every
  * master, then its documents (or the requested pointers) read as RedisJSON holds them, each with the ETag
- * of its version. `readable` bounds the answer to keys under those document key prefixes.
+ * of its version. `readable` bounds the answer to keys under those document key prefixes. An index made
+ * without companion attributes answers as it is, and is rebuilt beside.
  */
-export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string, aggregations: Aggregations) {
+export function createQueries (storage: IndexStorage, runner: QueryRunner, documents: DocumentStore, keyPrefix: string, aggregations: Aggregations,
+  repair: IndexRepair) {
   async function activeIndex (collection: string, fresh = false): Promise<ActiveIndex> {
     const index = await storage.active(collection, fresh)
     if (index === undefined) throw new NotFoundError(`Collection "${collection}" has no index`)
     if (index === 'missing') throw indexMissing(collection)
     if (index === 'building') throw new IndexBuildingError(`The index of collection "${collection}" is being built; GET its index to follow its progress`)
+    if (!index.companions) repair.outdated(collection, index.generation)
     return index
   }
 
@@ -115,8 +119,9 @@ export function createQueries (storage: IndexStorage, runner: QueryRunner, docum
       })
       const { page, total, digest } = await onActiveIndex(collection, async (index) => {
         const plan = planOf(index, collection, request, readable) as QueryPlan & { digest: () => string }
-        await runner.screen(plan)
-        const [page, total] = await Promise.all([
+        // Screened alongside: a refusal is rare, and the page it throws away costs less than waiting on every query.
+        const [, page, total] = await Promise.all([
+          runner.screen(plan),
           plan.limit === 0 ? { rows: [], more: false } : runner.page(plan),
           count ? runner.count(plan) : undefined
         ])

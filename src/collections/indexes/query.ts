@@ -1,6 +1,8 @@
+import type { DocumentStore } from '../../documents/store/index.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { Redis } from '../../redis/redis.js'
 import { clusterPage } from './cluster-page.js'
+import { refuseUnsearchable } from './control-values.js'
 import { refuseTruncatedPrefixes } from './expansion.js'
 import { numericPage } from './numeric-page.js'
 import { createSearcher, orderOf, resultsOf, type Page, type QueryOptions, type QueryPlan } from './search.js'
@@ -18,14 +20,21 @@ export type { QueryPlan } from './search.js'
  */
 
 /** Runs the searches of the collection's queries on every master. */
-export function createQueryRunner (redis: Redis, options: QueryOptions) {
+export function createQueryRunner (redis: Redis, options: QueryOptions, documents: DocumentStore) {
   const searcher = createSearcher(redis.isCluster, options)
   const masters = () => redisCall(redis.masters(), options.redisTimeoutMs)
 
   return {
-    /** Refuses a plan RediSearch would answer only in part (a `$prefix` past its expansion bound). */
-    async screen (plan: Pick<QueryPlan, 'index' | 'filter'>): Promise<void> {
-      if (plan.filter.prefixes !== undefined) await refuseTruncatedPrefixes(searcher, plan, await masters())
+    /**
+     * Refuses a plan RediSearch would answer only in part (a `$prefix` past its expansion bound) or wrongly (a
+     * document holding a tag value it indexes in part).
+     */
+    async screen (plan: Pick<QueryPlan, 'index' | 'filter' | 'sort' | 'readable'>): Promise<void> {
+      const all = await masters()
+      await Promise.all([
+        plan.filter.prefixes === undefined ? undefined : refuseTruncatedPrefixes(searcher, plan, all),
+        refuseUnsearchable(searcher, documents, plan, all)
+      ])
     },
 
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */

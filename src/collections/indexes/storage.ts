@@ -4,12 +4,13 @@ import { redisCall } from '../../redis/deadline.js'
 import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
 import { deleteIndexScript, promoteIndexScript, putIndexScript, undoPutIndexScript } from './record-scripts.js'
-import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
+import { attributeCountOf, canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
 
 /*
  * A collection's index is a hash beside the collection schemas' keys: `definition` (the latest, as JSON),
  * `generation` (grows with every change, never reset), `building` (the generation being built, if any),
- * `active` and `activeDefinition` (the generation queries use, once it was ready). Each generation is one
+ * `active` and `activeDefinition` (the generation queries use, once it was ready), `companions` (the latest
+ * generation this release declared, with the companion attributes of its tag fields). Each generation is one
  * RediSearch index per master, named under KEY_PREFIX with the collection and the generation: a changed
  * definition builds a new generation beside the active one, which keeps answering until the new one is
  * ready everywhere; then `active` moves to it and the old one is dropped (a query that meets a dropped
@@ -19,6 +20,10 @@ import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefiniti
  * undone and what was made dropped; when the steps were cut apart (a crash, a Redis lost meanwhile) or an
  * index was dropped behind the service, the record names a generation missing on some master: reads answer
  * DOCS_ERR_INDEX_MISSING, and a PUT of the same definition declares it again.
+ *
+ * A generation `companions` does not name was made without the companion attributes (by an earlier release,
+ * or by one still running beside this one): its queries are not screened for them (see control-values.ts),
+ * and `rebuild` declares its definition again, beside it.
  */
 const INDEX_KEY_INFIX = '\u001findex\u001f'
 const COLLECTIONS_SUFFIX = '\u001fschemas'
@@ -31,6 +36,8 @@ export interface ActiveIndex {
   nameOn (master: MasterNode): string
   /** Whether it comes from this instance's memo rather than from Redis just now (see READY_MEMO_MS). */
   remembered: boolean
+  /** Whether it was made with the companion attributes of its tag fields (see control-values.ts). */
+  companions: boolean
 }
 
 export interface IndexState {
@@ -50,6 +57,7 @@ interface Record {
   activeDefinition?: string
   building?: string
   declaredAt?: string
+  companions?: string
 }
 
 export interface IndexStorageOptions {
@@ -97,14 +105,15 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
   }
 
   async function read (collection: string): Promise<Record> {
-    const [definition, active, activeDefinition, building, declaredAt] = await bounded(redis.send<Array<string | null>>(collectionsKey,
-      ['HMGET', keyOf(collection), 'definition', 'active', 'activeDefinition', 'building', 'declaredAt']))
+    const [definition, active, activeDefinition, building, declaredAt, companions] = await bounded(redis.send<Array<string | null>>(collectionsKey,
+      ['HMGET', keyOf(collection), 'definition', 'active', 'activeDefinition', 'building', 'declaredAt', 'companions']))
     return {
       ...(definition ? { definition } : {}),
       ...(active ? { active } : {}),
       ...(activeDefinition ? { activeDefinition } : {}),
       ...(building ? { building } : {}),
-      ...(declaredAt ? { declaredAt } : {})
+      ...(declaredAt ? { declaredAt } : {}),
+      ...(companions ? { companions } : {})
     }
   }
 
@@ -139,23 +148,29 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     })
   }
 
-  /** How far each master's index of a generation has come; `missing` when a master has none. */
-  async function progressOf (collection: string, generation: string) {
+  /**
+   * How far each master's index of a generation has come; `missing` when a master has none, `outdated` when one
+   * has fewer attributes than these fields make now (made by an earlier version, without their companions).
+   */
+  async function progressOf (collection: string, generation: string, fields?: readonly IndexField[]) {
     const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation])
       .catch((error: unknown) => { if (isUnknownIndex(error)) return undefined; throw error }))
     let progress = 1
     let documents = 0
     let failures = 0
     const missing = infos.includes(undefined)
+    let outdated = false
     for (const info of infos) {
       if (info === undefined) continue
-      const fields = fieldsOfReply(info)
-      const indexed = Number(fields.get('percent_indexed') ?? 0)
-      progress = Math.min(progress, Number(fields.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
-      documents += Number(fields.get('num_docs') ?? 0)
-      failures += Number(fields.get('hash_indexing_failures') ?? 0)
+      const members = fieldsOfReply(info)
+      const indexed = Number(members.get('percent_indexed') ?? 0)
+      progress = Math.min(progress, Number(members.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
+      documents += Number(members.get('num_docs') ?? 0)
+      failures += Number(members.get('hash_indexing_failures') ?? 0)
+      const attributes = members.get('attributes')
+      if (fields !== undefined && Array.isArray(attributes) && attributes.length < attributeCountOf(fields)) outdated = true
     }
-    return { progress: missing ? 0 : progress, documents, failures, missing }
+    return { progress: missing ? 0 : progress, documents, failures, missing, outdated }
   }
 
   /** Moves `active` to the building generation once it is ready on every master; the older one is dropped. */
@@ -173,7 +188,8 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
    * Makes a declared generation's index on every master. When a master refuses (or cannot be reached), the
    * declaration is undone, the indexes made on the others are dropped, and the refusal is thrown.
    */
-  async function create (collection: string, generation: string, fields: IndexField[], replaced: { definition: string, building: string }): Promise<void> {
+  async function create (collection: string, generation: string, fields: IndexField[],
+    replaced: { definition: string, building: string, companions: string }): Promise<void> {
     const prefix = keyPrefix + collection + collectionSeparator
     const masters = await bounded(redis.masters())
     const refused = (error: ErrorReply) => new IndexMissingError(`Redis could not create the index of collection "${collection}" (${error.message}): ` +
@@ -189,28 +205,46 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     throw failure.reason
   }
 
+  /**
+   * Declares a collection's index; builds a new generation unless the definition is the latest already, made
+   * with companion attributes. With `ifLatest`, declares nothing unless the definition is the latest.
+   */
+  async function put (collection: string, fields: IndexField[], ifLatest = false): Promise<{ rebuilt: boolean }> {
+    if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
+    const text = JSON.stringify(canonicalDefinition(fields))
+    ready.delete(collection)
+    const declare = (replacing: string) => bounded(putIndexScript.run(writer, { index: keyOf(collection) },
+      { definition: text, replacing, ifLatest: ifLatest ? '1' : '' }))
+    let [status, generation, active, building, replacedDefinition, replacedCompanions] = await declare('')
+    if (status === 'changed') return { rebuilt: false }
+    if (status === 'same') {
+      // The same definition declares its generation again when a master lacks it, unless another instance may
+      // still be making it, or when it was made without companion attributes.
+      const current = building || active
+      const { missing, outdated } = await progressOf(collection, current, fields)
+      const record = await read(collection)
+      if (!missing && !outdated && record.companions === current) return { rebuilt: false }
+      if (missing && record.building === current && await inTheMaking(record)) return { rebuilt: false }
+      ;[status, generation, active, building, replacedDefinition, replacedCompanions] = await declare(current)
+      if (status !== 'new') return { rebuilt: false }
+    }
+    await create(collection, generation, fields, { definition: replacedDefinition, building, companions: replacedCompanions })
+    if (building !== '') await drop(collection, building)
+    await promoteIfReady(collection, generation)
+    return { rebuilt: true }
+  }
+
   return {
-    /** Declares a collection's index; builds a new generation unless the definition is the latest already. */
-    async put (collection: string, fields: IndexField[]): Promise<{ rebuilt: boolean }> {
-      if (collection.startsWith('{')) throw new BadRequestError('A collection whose name starts with "{" cannot have an index')
-      const text = JSON.stringify(canonicalDefinition(fields))
-      ready.delete(collection)
-      const declare = (replacing: string) => bounded(putIndexScript.run(writer, { index: keyOf(collection) }, { definition: text, replacing }))
-      let [status, generation, active, building, replacedDefinition] = await declare('')
-      if (status === 'same') {
-        // The same definition declares its generation again when a master lacks it, unless another instance may
-        // still be making it.
-        const current = building || active
-        if (!(await progressOf(collection, current)).missing) return { rebuilt: false }
-        const record = await read(collection)
-        if (record.building === current && await inTheMaking(record)) return { rebuilt: false }
-        ;[status, generation, active, building, replacedDefinition] = await declare(current)
-        if (status === 'same') return { rebuilt: false }
-      }
-      await create(collection, generation, fields, { definition: replacedDefinition, building })
-      if (building !== '') await drop(collection, building)
-      await promoteIfReady(collection, generation)
-      return { rebuilt: true }
+    put,
+
+    /**
+     * Declares the latest definition of a collection's index again when its generation was made without
+     * companion attributes; nothing when the definition changes meanwhile (its new generation has them).
+     */
+    async rebuild (collection: string): Promise<{ rebuilt: boolean }> {
+      const { definition } = await read(collection)
+      if (definition === undefined) return { rebuilt: false }
+      return await put(collection, parsedFields(definition), true)
     },
 
     /** The definition and how far its index has come; undefined when the collection has none. */
@@ -266,11 +300,12 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       const generation = record.active
       const fields = parsedFields(record.activeDefinition)
       const nameOn = (master: MasterNode) => namePrefix(collection, master) + generation
+      const companions = record.companions === generation
       if (record.building === undefined) {
         if (ready.size > 10_000) ready.clear()
-        ready.set(collection, { index: { generation, fields, nameOn, remembered: true }, until: Date.now() + READY_MEMO_MS })
+        ready.set(collection, { index: { generation, fields, nameOn, remembered: true, companions }, until: Date.now() + READY_MEMO_MS })
       }
-      return { generation, fields, nameOn, remembered: false }
+      return { generation, fields, nameOn, remembered: false, companions }
     }
   }
 }

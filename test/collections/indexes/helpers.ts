@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
+import { holdsUnsearchable, type Doc } from './reference.js'
 
 /** Declares a collection's index and waits, with a bound, until it reports ready. */
 export async function indexReady (app: FastifyInstance, collection: string, fields: unknown[]): Promise<void> {
@@ -44,4 +45,23 @@ export async function allPages (app: FastifyInstance, collection: string, body: 
     cursor = page.cursor
   } while (cursor !== null && pages.length < maxPages)
   return pages
+}
+
+/**
+ * Whether an answer is a refusal the documents justify (docs/queries.md): a 422 naming documents, among
+ * those the caller may read, that hold U+0000 or U+001F in a tag field the request decides by (`pointers`).
+ * An answer of any other status is left to the caller; a refusal nothing justifies fails.
+ */
+export function refusedForUnsearchable (response: LightMyRequestResponse, docs: readonly Doc[], pointers: ReadonlySet<string>, context: string,
+  unknown: (key: string) => boolean = () => false): boolean {
+  if (response.statusCode !== 422 || response.json().code !== 'DOCS_ERR_UNSEARCHABLE_VALUE') return false
+  const named = response.json().documents as Array<{ key: string, pointer: string }>
+  expect(named.length, context).toBeGreaterThan(0)
+  for (const { key, pointer } of named) {
+    expect(pointers.has(pointer), `${pointer} named by ${context}`).toBe(true)
+    if (unknown(key)) continue
+    const doc = docs.find((candidate) => candidate.key === key)
+    expect(doc !== undefined && holdsUnsearchable(doc, pointer), `${key} at ${pointer} named by ${context}`).toBe(true)
+  }
+  return true
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, connectRedis, get, onEveryMaster, put } from '../../helpers/app.js'
+import { eventually } from '../../helpers/local-redis.js'
 import { tagOfSlot } from '../../../src/redis/slots.js'
+import { fieldsOfReply } from '../../../src/collections/indexes/storage.js'
 import { indexReady, query } from './helpers.js'
 
 /*
@@ -153,4 +155,105 @@ describe('an index missing from Redis while its record names it', () => {
     await indexReady(app, 'first', fields)
     expect(await countOf('first', { '/s': 'v0' })).toBe(1)
   })
+})
+
+describe('an index made by an earlier release, without the companion attributes of its tag fields', () => {
+  /** FT.INFO of each of the collection's RediSearch indexes (of one generation, if given), read behind the service. */
+  async function infos (collection: string, generation?: string): Promise<Array<Map<string, unknown>>> {
+    const masters = await app.redis.masters()
+    const all: Array<Map<string, unknown>> = []
+    for (const [id, names] of await indexNames(collection)) {
+      const master = masters.find((candidate) => candidate.id === id)!
+      for (const name of names) {
+        if (generation === undefined || name.endsWith(`\u001f${generation}`)) all.push(fieldsOfReply(await master.sender.send<unknown>(undefined, ['FT.INFO', name])))
+      }
+    }
+    return all
+  }
+
+  const attributes = async (collection: string, generation?: string) => (await infos(collection, generation)).map((info) => (info.get('attributes') as unknown[]).length)
+
+  /** The collection's index record's key. */
+  const recordOf = async (collection: string) => (await onEveryMaster<string[]>(redis, ['KEYS', `${app.keyPrefix}*\u001findex\u001f${collection}`])).flat()[0]!
+
+  /** Makes the collection's index and its record as the earlier release did: the tag field alone, no `companions` mark. */
+  async function asEarlierRelease (collection: string): Promise<void> {
+    const masters = await app.redis.masters()
+    for (const [id, names] of await indexNames(collection)) {
+      const master = masters.find((candidate) => candidate.id === id)!
+      for (const name of names) {
+        await master.sender.send(undefined, ['FT.DROPINDEX', name])
+        await master.sender.send(undefined, ['FT.CREATE', name, 'ON', 'JSON', 'PREFIX', '1', `${app.keyPrefix}${collection}:`, 'STOPWORDS', '0', 'SCHEMA',
+          '$["s"]', 'AS', 'f0', 'TAG', 'SEPARATOR', '\u001f', 'CASESENSITIVE', 'INDEXEMPTY', 'INDEXMISSING'])
+      }
+    }
+    const record = await recordOf(collection)
+    await redis.sendCommand(['HDEL', record, 'companions'])
+    expect((await redis.sendCommand<string[]>(['HKEYS', record])).map(String).sort()).toEqual(['active', 'activeDefinition', 'definition', 'generation'])
+    expect(new Set(await attributes(collection))).toEqual(new Set([1]))
+    await eventually(async () => (await infos(collection)).every((info) => Number(info.get('indexing')) === 0 && Number(info.get('percent_indexed')) === 1))
+  }
+
+  it('answers a broad query at once on a new instance, is rebuilt with them by the service, and then refuses what RediSearch indexes in part', async () => {
+    // More than MAX_CONTROL_MATCHES on some master, whatever the slots.
+    const broad = 1000 * (await app.redis.masters()).length + 100
+    const items = Array.from({ length: broad }, (_, at) => ({ key: `earlier:${at}`, value: { s: 'v' } }))
+    items.push({ key: 'earlier:nul', value: { s: 'a\u0000b' } }, { key: 'earlier:a', value: { s: 'a' } })
+    for (let at = 0; at < items.length; at += 500) {
+      const written = await app.inject({ method: 'POST', url: '/batch/write', payload: JSON.stringify({ items: items.slice(at, at + 500) }),
+        headers: { 'content-type': 'application/json' } })
+      expect(written.statusCode, written.body).toBe(200)
+    }
+    const fields = [{ pointer: '/s', type: 'tag' }]
+    await indexReady(app, 'earlier', fields)
+    await asEarlierRelease('earlier')
+
+    // Two new instances start beside each other: both answer, both start the rebuild, one declares it.
+    const started = [await buildTestApp({ keyPrefix: app.keyPrefix }), await buildTestApp({ keyPrefix: app.keyPrefix })]
+    for (const response of await Promise.all(started.map((instance) => query(instance, 'earlier', { filter: { '/s': 'v' }, limit: 1 }, { prefer: 'count=exact' })))) {
+      expect(response.statusCode, response.body).toBe(200)
+      expect(response.json().count).toBe(broad)
+    }
+    // Queries go on meanwhile, as they would: the rebuild is promoted by them once ready (and started again by them after a failure).
+    const record = await recordOf('earlier')
+    await eventually(async () => {
+      const refused = (await query(started[0]!, 'earlier', { filter: { '/s': 'a' } })).statusCode === 422
+      const [active, companions] = (await redis.sendCommand<string[]>(['HMGET', record, 'active', 'companions'])).map(String)
+      const counts = await attributes('earlier', active)
+      return refused && active === companions && counts.length === (await app.redis.masters()).length && counts.every((count) => count === 2)
+    }, 30_000)
+
+    for (const instance of started) {
+      await eventually(async () => (await query(instance, 'earlier', { filter: { '/s': 'a' } })).statusCode === 422)
+      const refused = await query(instance, 'earlier', { filter: { '/s': 'a' } })
+      expect(refused.json().code).toBe('DOCS_ERR_UNSEARCHABLE_VALUE')
+      expect(refused.json().documents).toEqual([{ key: 'earlier:nul', pointer: '/s' }])
+      const answered = await query(instance, 'earlier', { filter: { '/s': 'v' }, limit: 1 }, { prefer: 'count=exact' })
+      expect(answered.statusCode, answered.body).toBe(200)
+      expect(answered.json().count).toBe(broad)
+    }
+    expect((await get(app, urlOf('earlier'))).json().state).toBe('ready')
+    // Rebuilt once: the same definition is the latest, made with its companions.
+    expect((await put(app, urlOf('earlier'), { fields })).statusCode).toBe(200)
+  }, 60_000)
+
+  it('of a changed definition an earlier release still running declares, answers once ready, and is rebuilt with them', async () => {
+    await put(app, '/docs/rolling:nul', { s: 'a\u0000b', t: 'x' })
+    await put(app, '/docs/rolling:a', { s: 'a', t: 'x' })
+    await indexReady(app, 'rolling', [{ pointer: '/t', type: 'tag' }])
+    // What the earlier release's PUT of another definition does: its record, then its index, the tag field alone.
+    const record = await recordOf('rolling')
+    const fields = [{ pointer: '/s', type: 'tag' }]
+    await redis.sendCommand(['HSET', record, 'definition', JSON.stringify({ fields }), 'generation', '2', 'building', '2', 'declaredAt', String(Date.now())])
+    for (const master of await app.redis.masters()) {
+      await master.sender.send(undefined, ['FT.CREATE', nameOf(master.id, 'rolling', 2), 'ON', 'JSON', 'PREFIX', '1', `${app.keyPrefix}rolling:`, 'STOPWORDS', '0',
+        'SCHEMA', '$["s"]', 'AS', 'f0', 'TAG', 'SEPARATOR', '\u001f', 'CASESENSITIVE', 'INDEXEMPTY', 'INDEXMISSING'])
+    }
+    // This release promotes it once ready, answers as the earlier release did, and rebuilds it.
+    await eventually(async () => (await query(other, 'rolling', { filter: { '/s': 'a' } })).statusCode === 422, 30_000)
+    const refused = await query(other, 'rolling', { filter: { '/s': 'a' } })
+    expect(refused.json().documents).toEqual([{ key: 'rolling:nul', pointer: '/s' }])
+    expect((await redis.sendCommand<string[]>(['HMGET', record, 'active', 'companions'])).map(String)).toEqual(['3', '3'])
+    expect(new Set(await attributes('rolling', '3'))).toEqual(new Set([2]))
+  }, 60_000)
 })

@@ -94,6 +94,29 @@ function condition (field: FieldSpec, found: { present: boolean, value?: unknown
   throw new Error(`no reference for ${operator}`)
 }
 
+/** The tag fields whose values a filter compares ($eq $ne $in $nin $prefix), by pointer. */
+export function comparedTags (filter: Record<string, unknown>, fields: readonly FieldSpec[]): Set<string> {
+  const found = new Set<string>()
+  const walk = (node: Record<string, unknown>) => {
+    for (const [member, operand] of Object.entries(node)) {
+      if (member === '$and' || member === '$or') (operand as Array<Record<string, unknown>>).forEach(walk)
+      else if (member === '$not') walk(operand as Record<string, unknown>)
+      else if (fields.find((field) => field.pointer === member)?.type === 'tag') {
+        const operators = typeof operand === 'object' && operand !== null && !Array.isArray(operand) ? Object.keys(operand) : ['$eq']
+        if (operators.some((operator) => operator !== '$exists')) found.add(member)
+      }
+    }
+  }
+  walk(filter)
+  return found
+}
+
+/** Whether a document holds U+0000 or U+001F in a string at a pointer (alone or in an array): RediSearch indexes such a tag value in part. */
+export function holdsUnsearchable (doc: Doc, pointer: string): boolean {
+  const { value } = at(doc.value, pointer)
+  return (Array.isArray(value) ? value : [value]).some((item) => typeof item === 'string' && (item.includes('\u0000') || item.includes('\u001f')))
+}
+
 /** A document's value as a query with `fields` answers it: each projected pointer present, to its value. */
 export function projected (doc: Doc, fields: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(fields.flatMap((pointer) => {
