@@ -12,5 +12,12 @@ export const withKnownFindings = process.env.ABUSE_KNOWN_FINDINGS === '1'
  */
 export function sameNumber (read: number, written: number): boolean {
   if (withKnownFindings) return read === written
-  return read === written || Math.abs(read - written) <= Math.abs(written) * 2 ** -51
+  return read === written || Math.abs(read - written) <= 2 * unitInTheLastPlace(written)
+}
+
+/** The gap between a double and the next one away from zero: 2^-1074 throughout the subnormal range. */
+function unitInTheLastPlace (value: number): number {
+  const magnitude = Math.abs(value)
+  if (magnitude < 2 ** -1022) return 2 ** -1074
+  return 2 ** (Math.floor(Math.log2(magnitude)) - 52)
 }
