@@ -20,12 +20,13 @@ const ownRedisOnly = [
 const sameOnAnyRedis = ['test/http/connections.test.ts', 'test/collections/validation-limits.test.ts']
 
 /**
- * Files on the suite's Redis whose assertions bound time (validation deadlines, a script's Redis CPU, HTTP
+ * Files on the suite's Redis whose assertions bound time (validation and schema compilation deadlines, a script's Redis CPU, HTTP
  * timeouts, replication waits) or read what the whole Redis counts: they run one at a time, with the files
  * of their own Redis, once the parallel files are done, so that no other file competes for the cores.
  */
 const alone = [
   'test/collections/validation-limits.test.ts', 'test/collections/validation.test.ts', 'test/collections/registry.test.ts',
+  'test/collections/patterns.test.ts',
   'test/documents/batch.test.ts', 'test/redis/replicated-writes.test.ts', 'test/http/connections.test.ts'
 ]
 
