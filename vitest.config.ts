@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 
 /**
@@ -18,15 +19,33 @@ const ownRedisOnly = [
  */
 const sameOnAnyRedis = ['test/http/connections.test.ts', 'test/collections/validation-limits.test.ts']
 
+/**
+ * Files on the suite's Redis whose assertions bound time (validation and schema compilation deadlines, a script's Redis CPU, HTTP
+ * timeouts, replication waits) or read what the whole Redis counts: they run one at a time, with the files
+ * of their own Redis, once the parallel files are done, so that no other file competes for the cores.
+ */
+const alone = [
+  'test/collections/validation-limits.test.ts', 'test/collections/validation.test.ts', 'test/collections/registry.test.ts',
+  'test/collections/patterns.test.ts',
+  'test/documents/batch.test.ts', 'test/redis/replicated-writes.test.ts', 'test/http/connections.test.ts'
+]
+
+/**
+ * Workers running the other files on the suite's Redis at once (TEST_WORKERS): at least two, even on two
+ * cores, since most of their time is spent waiting on Redis, sockets and timers.
+ */
+const workers = Number(process.env.TEST_WORKERS) || Math.max(2, availableParallelism() - 1)
+
 /** The suite's Redis (each project starts one), and the built client and console, which some tests serve. */
 const globalSetup = ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts']
 const onCluster = process.env.TEST_REDIS === 'cluster'
 
 /**
- * Two projects. The files of their own Redis start servers, register process signal handlers and pause or
+ * Three projects. The files of their own Redis start servers, register process signal handlers and pause or
  * kill Redis: each runs in a fresh process. Every other file shares its worker's modules with the files
  * before it (isolate: false), so the service is imported once per worker, not once per file; each of those
- * files builds its own app on a key prefix of its own and closes it when done.
+ * files builds its own app on a key prefix of its own and closes it when done, so that `workers` of them
+ * run at once. The files that must run alone ('alone' and 'own') come after those (groupOrder 1), one at a time.
  */
 export default defineConfig({
   test: {
@@ -39,8 +58,21 @@ export default defineConfig({
           name: 'shared',
           globalSetup,
           include: ['test/**/*.test.ts'],
-          exclude: ['**/node_modules/**', ...ownRedisOnly, ...(onCluster ? sameOnAnyRedis : [])],
-          isolate: false
+          exclude: ['**/node_modules/**', ...ownRedisOnly, ...alone, ...(onCluster ? sameOnAnyRedis : [])],
+          isolate: false,
+          maxWorkers: workers
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          globalSetup,
+          include: alone,
+          exclude: ['**/node_modules/**', ...(onCluster ? sameOnAnyRedis : [])],
+          isolate: false,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 }
         }
       },
       {
@@ -49,7 +81,9 @@ export default defineConfig({
           name: 'own',
           globalSetup,
           include: onCluster ? [] : ownRedisOnly,
-          exclude: ['**/node_modules/**']
+          exclude: ['**/node_modules/**'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 }
         }
       }
     ]
