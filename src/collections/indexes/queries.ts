@@ -10,7 +10,8 @@ import { readProjected } from './projection.js'
 import type { QueryPlan, QueryRunner } from './query.js'
 import type { IndexRepair } from './repair.js'
 import type { ShortQuery } from './short-query.js'
-import { indexMissing, isUnknownIndex, type ActiveIndex, type IndexStorage } from './storage.js'
+import { indexMissing, isUnknownIndex } from './search-replies.js'
+import type { ActiveIndex, IndexStorage } from './storage.js'
 
 /** A query as its body says it. */
 export interface QueryRequest {

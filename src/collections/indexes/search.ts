@@ -4,7 +4,8 @@ import type { MasterNode } from '../../redis/redis.js'
 import type { IndexField } from './definition.js'
 import type { CompiledFilter } from './filter.js'
 import { compareBytes, type Position } from './cursor.js'
-import { fieldsOfReply, isUnknownIndex, type ActiveIndex } from './storage.js'
+import { fieldsOfReply, isUnknownIndex } from './search-replies.js'
+import type { ActiveIndex } from './storage.js'
 
 /** A query as its plans run it: the filter compiled against the active index, the sort, the position, the page's size. */
 export interface QueryPlan {

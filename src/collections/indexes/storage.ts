@@ -1,9 +1,10 @@
 import type { ErrorReply } from 'redis'
-import { BadRequestError, IndexMissingError, RedisUnavailableError } from '../../errors.js'
+import { BadRequestError, IndexMissingError } from '../../errors.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
 import { deleteIndexScript, promoteIndexScript, putIndexScript, undoPutIndexScript } from './record-scripts.js'
+import { fieldsOfReply, indexMissing, isUnknownIndex } from './search-replies.js'
 import { attributeCountOf, canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
 
 /*
@@ -311,26 +312,3 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
 }
 
 export type IndexStorage = ReturnType<typeof createIndexStorage>
-
-/** The problem of a collection whose index its record names is missing on some master. */
-export function indexMissing (collection: string) {
-  return new IndexMissingError(`The index of collection "${collection}" is missing from Redis (its declaration was cut short, or it was ` +
-    'dropped behind the service): PUT its definition again to rebuild it')
-}
-
-/** RediSearch's answer for an index that does not exist (dropped by a newer generation, or never made). */
-export function isUnknownIndex (error: unknown): boolean {
-  return error instanceof Error && /unknown index name|no such index/i.test(error.message)
-}
-
-/** The members of a RESP3 map reply (an object or a Map), or of a RESP2 flat list of names and values. */
-export function fieldsOfReply (reply: unknown): Map<string, unknown> {
-  if (reply instanceof Map) return new Map([...reply].map(([name, value]) => [String(name), value]))
-  if (Array.isArray(reply)) {
-    const fields = new Map<string, unknown>()
-    for (let index = 0; index + 1 < reply.length; index += 2) fields.set(String(reply[index]), reply[index + 1])
-    return fields
-  }
-  if (typeof reply === 'object' && reply !== null) return new Map(Object.entries(reply))
-  throw new RedisUnavailableError('RediSearch answered in an unexpected form')
-}

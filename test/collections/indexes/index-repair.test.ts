@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp, connectRedis, get, onEveryMaster, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { tagOfSlot } from '../../../src/redis/slots.js'
-import { fieldsOfReply } from '../../../src/collections/indexes/storage.js'
+import { fieldsOfReply } from '../../../src/collections/indexes/search-replies.js'
 import { indexReady, query } from './helpers.js'
 
 /*
