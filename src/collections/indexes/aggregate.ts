@@ -3,9 +3,8 @@ import { formatPointer, parsePointer } from '../../documents/pointer.js'
 import type { DocumentStore } from '../../documents/store/index.js'
 import type { MasterNode } from '../../redis/redis.js'
 import { jsonPathOf, type IndexField } from './definition.js'
-import { refuseUnsearchable } from './control-values.js'
-import { refuseTruncatedPrefixes } from './expansion.js'
 import { compileFilter } from './filter.js'
+import { refuseUnanswerable } from './screen.js'
 import { countInto, orderGroups, type GroupFieldType, type GroupKey, type Groups, type MetricSpec } from './groups.js'
 import type { Searcher } from './search.js'
 import { readableFilter } from './single-page.js'
@@ -146,11 +145,8 @@ export function createAggregations (searcher: Searcher, documents: DocumentStore
       const plan = planOf(index, request)
       const filter = compileFilter(request.filter ?? {}, index.fields, placeName)
       const all = await masters()
-      await Promise.all([
-        filter.prefixes === undefined ? undefined : refuseTruncatedPrefixes(searcher, { index, filter }, all),
-        // Groups are made of the values the documents hold, read from them: only the filter's comparisons are screened.
-        refuseUnsearchable(searcher, documents, { index, filter, readable }, all)
-      ])
+      // Groups are made of the values the documents hold, read from them: only the filter's comparisons are screened.
+      await refuseUnanswerable(searcher, documents, { index, filter, readable }, all)
       const fields = [...plan.groupBy, ...plan.numbers]
       const groups: Groups = new Map()
       const types = plan.groupBy.map((field) => field.type as GroupFieldType)

@@ -111,11 +111,6 @@ export function createArguments (prefix: string, fields: readonly IndexField[]):
   return args
 }
 
-/** How many attributes createArguments makes for these fields: an index with fewer was made by an earlier version. */
-export function attributeCountOf (fields: readonly IndexField[]): number {
-  return fields.length + fields.filter((field) => field.type === 'tag').length
-}
-
 const JSON_TYPES: Record<FieldType, readonly string[]> = {
   tag: ['string'],
   text: ['string'],

@@ -2,9 +2,8 @@ import type { DocumentStore } from '../../documents/store/index.js'
 import { redisCall } from '../../redis/deadline.js'
 import type { Redis } from '../../redis/redis.js'
 import { clusterPage } from './cluster-page.js'
-import { refuseUnsearchable } from './control-values.js'
-import { refuseTruncatedPrefixes } from './expansion.js'
 import { numericPage } from './numeric-page.js'
+import { refuseUnanswerable } from './screen.js'
 import { createSearcher, orderOf, resultsOf, type Page, type QueryOptions, type QueryPlan } from './search.js'
 import { readableFilter, singlePage } from './single-page.js'
 
@@ -30,11 +29,7 @@ export function createQueryRunner (redis: Redis, options: QueryOptions, document
      * document holding a tag value it indexes in part).
      */
     async screen (plan: Pick<QueryPlan, 'index' | 'filter' | 'sort' | 'readable'>): Promise<void> {
-      const all = await masters()
-      await Promise.all([
-        plan.filter.prefixes === undefined ? undefined : refuseTruncatedPrefixes(searcher, plan, all),
-        refuseUnsearchable(searcher, documents, plan, all)
-      ])
+      await refuseUnanswerable(searcher, documents, plan, await masters())
     },
 
     /** The page of at most `limit` rows after the plan's position, in order, and whether more follow. */

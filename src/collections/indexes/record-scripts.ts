@@ -8,7 +8,7 @@ import { protocol, text } from '../../redis/script-protocol.js'
 
 /**
  * Declares a definition: 'same' when it is the latest already (built or building) and the generation it has is
- * not `replacing` (one found missing or outdated), else 'new' with its generation, declared now (`declaredAt`,
+ * not `replacing` (one found missing, or made without companion attributes), else 'new' with its generation, declared now (`declaredAt`,
  * Redis' clock in ms) and marked as made with companion attributes (`companions`). With `ifLatest` '1', a
  * definition that is no longer the latest declares nothing ('changed'). Each with the definition, building
  * generation and mark the declaration replaced, to undo it.

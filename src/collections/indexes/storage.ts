@@ -5,7 +5,7 @@ import type { CommandSender, MasterNode, Redis } from '../../redis/redis.js'
 import { keyBeside, tagOfSlot } from '../../redis/slots.js'
 import { deleteIndexScript, promoteIndexScript, putIndexScript, undoPutIndexScript } from './record-scripts.js'
 import { fieldsOfReply, indexMissing, isUnknownIndex } from './search-replies.js'
-import { attributeCountOf, canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
+import { canonicalDefinition, createArguments, indexFieldsOf, type IndexDefinition, type IndexField } from './definition.js'
 
 /*
  * A collection's index is a hash beside the collection schemas' keys: `definition` (the latest, as JSON),
@@ -149,18 +149,14 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
     })
   }
 
-  /**
-   * How far each master's index of a generation has come; `missing` when a master has none, `outdated` when one
-   * has fewer attributes than these fields make now (made by an earlier version, without their companions).
-   */
-  async function progressOf (collection: string, generation: string, fields?: readonly IndexField[]) {
+  /** How far each master's index of a generation has come; `missing` when a master has none. */
+  async function progressOf (collection: string, generation: string) {
     const infos = await onEveryMaster((master) => master.sender.send<unknown>(undefined, ['FT.INFO', namePrefix(collection, master) + generation])
       .catch((error: unknown) => { if (isUnknownIndex(error)) return undefined; throw error }))
     let progress = 1
     let documents = 0
     let failures = 0
     const missing = infos.includes(undefined)
-    let outdated = false
     for (const info of infos) {
       if (info === undefined) continue
       const members = fieldsOfReply(info)
@@ -168,10 +164,8 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       progress = Math.min(progress, Number(members.get('indexing') ?? 0) === 0 ? indexed : Math.min(indexed, 0.99))
       documents += Number(members.get('num_docs') ?? 0)
       failures += Number(members.get('hash_indexing_failures') ?? 0)
-      const attributes = members.get('attributes')
-      if (fields !== undefined && Array.isArray(attributes) && attributes.length < attributeCountOf(fields)) outdated = true
     }
-    return { progress: missing ? 0 : progress, documents, failures, missing, outdated }
+    return { progress: missing ? 0 : progress, documents, failures, missing }
   }
 
   /** Moves `active` to the building generation once it is ready on every master; the older one is dropped. */
@@ -222,9 +216,9 @@ export function createIndexStorage (redis: Redis, writer: CommandSender, { keyPr
       // The same definition declares its generation again when a master lacks it, unless another instance may
       // still be making it, or when it was made without companion attributes.
       const current = building || active
-      const { missing, outdated } = await progressOf(collection, current, fields)
+      const { missing } = await progressOf(collection, current)
       const record = await read(collection)
-      if (!missing && !outdated && record.companions === current) return { rebuilt: false }
+      if (!missing && record.companions === current) return { rebuilt: false }
       if (missing && record.building === current && await inTheMaking(record)) return { rebuilt: false }
       ;[status, generation, active, building, replacedDefinition, replacedCompanions] = await declare(current)
       if (status !== 'new') return { rebuilt: false }
