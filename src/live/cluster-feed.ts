@@ -23,7 +23,8 @@ local function read(index, key)
   end
 end
 read(0, feed)
-for i = 5, #ARGV do read(i - 4, ARGV[i]) end
+-- The other feeds follow from, to and count.
+for i = 4, #ARGV do read(i - 3, ARGV[i]) end
 return found
 `, { readOnly: true, crossSlot: true })
 

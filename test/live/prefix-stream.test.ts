@@ -6,6 +6,7 @@ import { CLUSTER_POLL_MS, SLOT_FEEDS_PER_CALL } from '../../src/live/cluster-fee
 import { TOO_FAR } from '../../src/live/catch-up.js'
 import { compareIds } from '../../src/live/feed.js'
 import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
+import { tagOfSlot } from '../../src/redis/slots.js'
 
 const app = await buildTestApp()
 const onCluster = app.redis.isCluster
@@ -274,6 +275,22 @@ describe('positions of a prefix stream', () => {
 })
 
 describe.skipIf(!onCluster)('prefix streams on a Redis Cluster', () => {
+  it('on a cluster, tell of writes in every slot of a run of slot feeds, the second included, each under its own slot', async () => {
+    if (!onCluster) return
+    const ranges = await app.redis.send<Array<[number, number]>>(undefined, ['CLUSTER', 'SLOTS'])
+    const [first] = [...ranges].sort((a, b) => Number(a[0]) - Number(b[0]))
+    const start = Number(first![0])
+    // The first, second, third and last slot of the first run of a master's slot feeds (one call reads a run).
+    const slots = [start, start + 1, start + 2, start + SLOT_FEEDS_PER_CALL - 1]
+    const prefix = `${uniqueKey('s')}:`
+    const client = await openPrefix(app, prefix)
+    const keys = slots.map((slot) => `${prefix}{${tagOfSlot(slot)}}k`)
+    for (const key of keys) await put(app, `/docs/${encodeURIComponent(key)}`, { key })
+    await until(() => client.events.length >= keys.length, 10_000, () => `events: ${client.events.map((event) => event.data).join(', ')}`)
+    expect(client.events.map((event) => JSON.parse(event.data).key)).toEqual(keys)
+    expect(client.events.map((event) => Number(event.id!.split('-')[2]))).toEqual(slots)
+  })
+
   it('read every slot feed with one call per run of a master\'s slot feeds per poll, whatever the number of streams', async () => {
     const masters = (await app.redis.masters()).length
     // Each master's slots in runs of SLOT_FEEDS_PER_CALL: all of them, and at most one short run per master.
