@@ -58,8 +58,11 @@ export interface ClusterRead {
   entries: FeedEntry[]
   /** The position the read reaches: every entry at or before it is among the entries or before the position. */
   upTo: string
-  /** Whether a slot feed lost entries after the position (trimmed): the reader must start afresh. */
-  gap: boolean
+  /**
+   * The latest entry a slot feed lost (trimmed) after the position, if any: a reader not yet past it must
+   * start afresh; one past it (a stream ahead of a shared read) lost nothing.
+   */
+  lost: string | undefined
   /** The position every master has passed, whatever the position read from: where a new stream starts. */
   now: string
   /** Whether the read stopped at the end of its span, short of now. */
@@ -137,7 +140,7 @@ export class ClusterFeed {
     let watermark = Infinity
     const spanLimit = `${spanEnd}-16383`
     let limit = spanLimit
-    let gap = false
+    let lost: string | undefined
     const entries: FeedEntry[] = []
     for (const { slots, reply } of replies) {
       watermark = Math.min(watermark, Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000))
@@ -150,15 +153,16 @@ export class ClusterFeed {
           const last = `${raw.at(-1)![0]}-${slot}`
           if (compareIds(last, limit) < 0) limit = last
         }
-        const first = page[0]
-        if (first !== undefined && compareIds(`${first.prev}-${slot}`, after) > 0) gap = true
+        // Each entry names the one before it in its slot: the first one read names what was trimmed, if after the position.
+        const previous = page[0] === undefined ? undefined : `${page[0].prev}-${slot}`
+        if (previous !== undefined && compareIds(previous, after) > 0 && (lost === undefined || compareIds(previous, lost) > 0)) lost = previous
         for (const entry of page) entries.push({ ...entry, id: `${entry.id}-${slot}`, prev: `${entry.prev}-${slot}` })
       }
     }
     const now = `${watermark - 1}-${LAST_SEQ}-16383`
     let upTo = compareIds(now, limit) < 0 ? now : limit
     if (compareIds(upTo, after) < 0) upTo = after
-    return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, gap, now, spanFull: upTo === spanLimit }
+    return { entries: entries.filter((entry) => compareIds(entry.id, upTo) <= 0).sort((a, b) => compareIds(a.id, b.id)), upTo, lost, now, spanFull: upTo === spanLimit }
   }
 
   /** One call per run of SLOT_FEEDS_PER_CALL slot feeds of a master, all at once: none holds Redis for long. */

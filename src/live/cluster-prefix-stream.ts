@@ -111,9 +111,9 @@ export class ClusterPrefixStream {
     }
   }
 
-  /** Takes a read from this stream's position or before: false when it found a gap (the stream must start afresh). */
+  /** Takes a read from this stream's position or before: false when it lost an entry past it (the stream must start afresh). */
   #takes (read: ClusterRead): boolean {
-    if (read.gap) {
+    if (read.lost !== undefined && compareIds(read.lost, this.#last) > 0) {
       this.#pending = []
       return false
     }

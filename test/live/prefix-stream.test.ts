@@ -291,6 +291,23 @@ describe.skipIf(!onCluster)('prefix streams on a Redis Cluster', () => {
     expect(client.events.map((event) => Number(event.id!.split('-')[2]))).toEqual(slots)
   })
 
+  it('a stream resumed past entries its slot feed lost takes shared reads from before them without a reset', async () => {
+    const small = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 5, maxEntryBytes: 16384 } })
+    const prefix = `${uniqueKey('t')}:`
+    const before = `${Date.now() - 1}-0-0`
+    const items = Array.from({ length: 400 }, (_, index) => ({ key: `${prefix}{one}${index}`, value: index }))
+    expect((await send(small, 'POST', '/batch/write', JSON.stringify({ items }))).statusCode).toBe(200)
+    const after = `${Date.now() + 1}-0-0`
+    // The first stream holds the instance's shared read from before the batch, whose entries its slot feed lost.
+    const behind = await openPrefix(small, prefix, { 'last-event-id': before })
+    const past = await openPrefix(small, prefix, { 'last-event-id': after })
+    await behind.waitFor((event) => event.event === 'reset')
+    await put(small, `/docs/${prefix}after`, 'after')
+    await past.waitFor((event) => event.event === 'put')
+    expect(past.events.map((event) => event.event)).toEqual(['put'])
+    for (const client of [behind, past]) client.close()
+  })
+
   it('read every slot feed with one call per run of a master\'s slot feeds per poll, whatever the number of streams', async () => {
     const masters = (await app.redis.masters()).length
     // Each master's slots in runs of SLOT_FEEDS_PER_CALL: all of them, and at most one short run per master.
