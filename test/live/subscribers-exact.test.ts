@@ -70,7 +70,8 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
     let seed = start
     const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 }
     const prefix = `${uniqueKey('six')}:`
-    const keys = [0, 1, 2, 3].map((index) => `${prefix}${index}`)
+    // Keys of every character class under the prefix: punctuation, a space, a slash, non-ASCII.
+    const keys = [0, 1, 2, 'ü é/%~"'].map((index) => `${prefix}${index}`)
     const outside = `${uniqueKey('six')}-outside`
     const doc = `/docs/${encodeURIComponent(keys[0]!)}`
     const first = { profile: { stats: { n: 0 } }, x: 0 }
@@ -91,7 +92,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
         switch (Math.floor(random() * 9)) {
           case 0: await patch(instance, doc, { x: step }); break
           case 1: await put(instance, `${doc}/profile/stats/n`, side * 100 + step).catch(() => undefined); break
-          case 2: await remove(instance, `${doc}/profile/stats`); break
+          case 2: await (step % 2 === 0 ? remove(instance, `${doc}/profile/stats`) : put(instance, `${doc}/profile/stats`, null).catch(() => undefined)); break
           case 3: await patch(instance, doc, { profile: { stats: { n: writer } } }); break
           case 4: await put(instance, key, { profile: { stats: { n: step % 3 } }, x: step }); break
           case 5: await remove(instance, key); break
