@@ -2,12 +2,12 @@ import { encodeCursor, queryDigest } from '../../src/collections/indexes/cursor.
 import { docPath, type Scenario } from './scenario.js'
 
 const family = 'queries'
-const COLLECTION = 'bench-q'
+export const COLLECTION = 'bench-q'
 /** The collection's size in a measured run; a smoke run writes a small one. */
 const DOCUMENTS = 100_000
 const STATUSES = 1000
 /** The collection's first index generation, under the service's KEY_PREFIX (the runner prefixes it). */
-const INDEX = `\u001findex\u001f${COLLECTION}\u001f1`
+export const INDEX = `\u001findex\u001f${COLLECTION}\u001f1`
 const JSON_BODY = { 'content-type': 'application/json' }
 const FIELDS = [{ pointer: '/status', type: 'tag' }, { pointer: '/total', type: 'number', sortable: true }, { pointer: '/title', type: 'text' }]
 
@@ -15,12 +15,12 @@ const keyOf = (index: number) => `${COLLECTION}:${String(index).padStart(6, '0')
 const documentOf = (index: number) => ({ status: `s${index % STATUSES}`, total: index / 2, title: `order ${index}`, lines: [index, index + 1] })
 
 /** The statuses the aggregation row groups: a hundred documents each in a measured run. */
-const AGGREGATED = Array.from({ length: 10 }, (_, index) => `s${index + 1}`)
+export const AGGREGATED = Array.from({ length: 10 }, (_, index) => `s${index + 1}`)
 
 const sorted = { filter: { '/total': { $gte: 0 } }, sort: [{ pointer: '/total', order: 'desc' }] }
 
 /** Writes a collection of `documents` in batches, declares its index and waits until it is ready. */
-async function prepare (documents: number, url: string, headers: Record<string, string>): Promise<void> {
+export async function prepare (documents: number, url: string, headers: Record<string, string>): Promise<void> {
   for (let from = 0; from < documents; from += 500) {
     const items = Array.from({ length: Math.min(500, documents - from) }, (_, offset) => ({ key: keyOf(from + offset), value: documentOf(from + offset) }))
     const response = await fetch(`${url}/batch/write`, { method: 'POST', body: JSON.stringify({ items }), headers: { ...headers, ...JSON_BODY } })
