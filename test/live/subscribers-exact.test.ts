@@ -87,7 +87,8 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
 
     let writing = true
     const writers = instances.flatMap((instance, side) => [0, 1].map(async (writer) => {
-      for (let step = 0; step < 30; step++) {
+      // 30 writes each, and on while a dropping subscriber has dropped fewer than three times (a loaded machine opens streams slowly).
+      for (let step = 0; step < 30 || (step < 600 && followers.some((follower) => follower.dropping && follower.drops < 3)); step++) {
         const key = `/docs/${encodeURIComponent(keys[Math.floor(random() * keys.length)]!)}`
         switch (Math.floor(random() * 9)) {
           case 0: await patch(instance, doc, { x: step }); break
