@@ -45,7 +45,8 @@ const onCluster = process.env.TEST_REDIS === 'cluster'
  * kill Redis: each runs in a fresh process. Every other file shares its worker's modules with the files
  * before it (isolate: false), so the service is imported once per worker, not once per file; each of those
  * files builds its own app on a key prefix of its own and closes it when done, so that `workers` of them
- * run at once. The files that must run alone ('alone' and 'own') come after those (groupOrder 1), one at a time.
+ * run at once. The files that must not share the suite's Redis come after those: 'alone' one at a time
+ * (groupOrder 1), then 'own' (each on servers of its own, which nothing else touches) `workers` at once.
  */
 export default defineConfig({
   test: {
@@ -82,8 +83,8 @@ export default defineConfig({
           globalSetup,
           include: onCluster ? [] : ownRedisOnly,
           exclude: ['**/node_modules/**'],
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 }
+          maxWorkers: workers,
+          sequence: { groupOrder: 2 }
         }
       }
     ]
