@@ -17,6 +17,7 @@ import { createClient } from 'redis'
 import { directLoad, HttpLoadProcess, type Measurement } from './lib/load.js'
 import { startService } from './lib/processes.js'
 import { cpuMicros } from './lib/proc.js'
+import { commandStats, redisCpuMicros } from './lib/redis-stats.js'
 import { AGGREGATED, COLLECTION, INDEX, prepare } from './scenarios/queries.js'
 
 const { values } = parseArgs({
@@ -34,21 +35,6 @@ const root = join(import.meta.dirname, '..')
 const KEY_PREFIX = 'bench:'
 const index = KEY_PREFIX + INDEX
 const JSON_BODY = { 'content-type': 'application/json' }
-
-type Stats = Map<string, { calls: number, usec: number }>
-
-function commandStats (info: string): Stats {
-  const stats: Stats = new Map()
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) })
-  }
-  return stats
-}
-
-function redisCpuMicros (info: string): number {
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1])
-  return (field('used_cpu_sys') + field('used_cpu_user')) * 1e6
-}
 
 const selective = { filter: { '/status': 's17' }, limit: 20 }
 const aggregation = {

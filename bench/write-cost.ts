@@ -17,6 +17,7 @@ import { directLoad, HttpLoadProcess } from './lib/load.js'
 import { startService } from './lib/processes.js'
 import { putDocuments } from './lib/put-documents.js'
 import { cpuMicros } from './lib/proc.js'
+import { commandStats, redisCpuMicros } from './lib/redis-stats.js'
 import { docPath } from './scenarios/scenario.js'
 
 const { values } = parseArgs({
@@ -32,21 +33,6 @@ const mode = values.mode === 'tsx' ? 'tsx' : 'dist'
 const root = join(import.meta.dirname, '..')
 const KEY_PREFIX = 'bench:'
 const KEY = 'cost'
-
-type Stats = Map<string, { calls: number, usec: number }>
-
-function commandStats (info: string): Stats {
-  const stats: Stats = new Map()
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    stats.set(match[1]!, { calls: Number(match[2]), usec: Number(match[3]) })
-  }
-  return stats
-}
-
-function redisCpuMicros (info: string): number {
-  const field = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)![1])
-  return (field('used_cpu_sys') + field('used_cpu_user')) * 1e6
-}
 
 if (mode === 'dist') execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' })
 const work = mkdtempSync(join(tmpdir(), 'jsondocs-write-cost-'))
