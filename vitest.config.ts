@@ -45,8 +45,8 @@ const onCluster = process.env.TEST_REDIS === 'cluster'
  * kill Redis: each runs in a fresh process. Every other file shares its worker's modules with the files
  * before it (isolate: false), so the service is imported once per worker, not once per file; each of those
  * files builds its own app on a key prefix of its own and closes it when done, so that `workers` of them
- * run at once. The files that must not share the suite's Redis come after those: 'alone' one at a time
- * (groupOrder 1), then 'own' (each on servers of its own, which nothing else touches) `workers` at once.
+ * run at once. The files that must not run beside those come after them: 'alone' one at a time (groupOrder 1),
+ * then 'own' (each on servers of its own, which nothing else touches) `workers` at once (groupOrder 2).
  */
 export default defineConfig({
   test: {
