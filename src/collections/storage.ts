@@ -114,8 +114,9 @@ return { 'ok', generation }
 export const mirrorScript = new LuaScript('mirror-schemas', protocol({
   keys: ['mirror'], args: { others: number, othersThenPairs: rest }, reply: () => undefined
 }), `
+local pairsFrom = othersThenPairs + others
 local function update(key)
-  for i = others + 2, #ARGV, 2 do
+  for i = pairsFrom, #ARGV, 2 do
     local held = redis.call('HGET', key, ARGV[i])
     if not held or tonumber(string.match(held, '^%d+')) < tonumber(string.match(ARGV[i + 1], '^%d+')) then
       redis.call('HSET', key, ARGV[i], ARGV[i + 1])
@@ -123,7 +124,7 @@ local function update(key)
   end
 end
 update(mirror)
-for i = 2, others + 1 do update(ARGV[i]) end
+for i = othersThenPairs, pairsFrom - 1 do update(ARGV[i]) end
 return 1
 `, { crossSlot: true })
 

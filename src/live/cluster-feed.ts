@@ -23,8 +23,7 @@ local function read(index, key)
   end
 end
 read(0, feed)
--- The other feeds follow from, to and count.
-for i = 4, #ARGV do read(i - 3, ARGV[i]) end
+for i = others, #ARGV do read(i - others + 1, ARGV[i]) end
 return found
 `, { readOnly: true, crossSlot: true })
 

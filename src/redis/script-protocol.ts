@@ -11,7 +11,7 @@ export interface Arg<T> {
   readonly write: (value: T, args: string[]) => void
   /**
    * The Lua expression of the value, given that of its one string (`ARGV[3]`, or `arg()` when read in turn);
-   * undefined when the script's body reads the argument itself.
+   * undefined when the script's body reads the argument itself, from the position its local holds.
    */
   readonly lua: ((raw: string) => string) | undefined
   /** Whether it always takes exactly one string. */
@@ -57,7 +57,10 @@ export const optionalNumber: Arg<number | undefined> =
 export const optionalNumberText: Arg<number | undefined> =
   scalar((value) => value === undefined ? '' : finite(value), (raw) => raw)
 
-/** Strings to the end of the arguments, read by the script's body (`#ARGV`); last of a protocol only. */
+/**
+ * Strings to the end of the arguments, read by the script's body: its local is the position in ARGV of the
+ * first (`#ARGV + 1` when there is none), so that no script counts the arguments before it. Last of a protocol only.
+ */
 export const rest: Arg<readonly string[]> = { write: (values, args) => { args.push(...values) }, lua: undefined, single: false }
 
 /** Values of one kind: their count, then each; a Lua list. */
@@ -156,7 +159,8 @@ export function protocol<const K extends string, A extends ArgSpec, R, const G e
       `for i = 1, (#KEYS - ${keys.length}) / ${size} do ${keyGroups.name}[i] = { ${fields.join(', ')} } end`)
   }
   argEntries.forEach(([name, arg], index) => {
-    if (arg.lua) lines.push(`local ${name} = ${arg.lua(cursor ? 'arg()' : `ARGV[${index + 1}]`)}`)
+    const position = cursor ? 'argi + 1' : String(index + 1)
+    lines.push(`local ${name} = ${arg.lua ? arg.lua(cursor ? 'arg()' : `ARGV[${position}]`) : position}`)
   })
 
   return {

@@ -89,6 +89,14 @@ describe('a protocol: keys and arguments by name, in declaration order', () => {
       .toEqual({ keys: ['k'], args: ['f', '1', 'x', '1', '1', '0', '2'] })
   })
 
+  it('gives the rest of the arguments a local holding the position of its first, after arguments read by position or in turn', () => {
+    const positional = protocol({ keys: [], args: { from: text, count: number, others: rest }, reply: () => undefined })
+    expect(positional.lua).toBe(['local from = ARGV[1]', 'local count = ARGV[2] + 0', 'local others = 3', ''].join('\n'))
+    expect(positional.encode({}, { from: 'f', count: 2, others: ['x', 'y'] })).toEqual({ keys: [], args: ['f', '2', 'x', 'y'] })
+    const inTurn = protocol({ keys: [], args: { names: list(text), others: rest }, reply: () => undefined })
+    expect(inTurn.lua).toBe(['local names = listArg(arg)', 'local others = argi + 1', ''].join('\n'))
+  })
+
   it('puts groups of keys after the fixed ones, one table of them per group in Lua', () => {
     const grouped = protocol({
       keys: ['mirror', 'scratch'],
@@ -103,6 +111,7 @@ describe('a protocol: keys and arguments by name, in declaration order', () => {
       'local mirror, scratch = KEYS[1], KEYS[2]',
       'local documents = {}',
       'for i = 1, (#KEYS - 2) / 2 do documents[i] = { doc = KEYS[1 + 2 * i], ver = KEYS[2 + 2 * i] } end',
+      'local rest = 1',
       ''
     ].join('\n'))
   })
