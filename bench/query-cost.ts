@@ -16,8 +16,7 @@ import { parseArgs } from 'node:util'
 import { createClient } from 'redis'
 import { directLoad, HttpLoadProcess, type Measurement } from './lib/load.js'
 import { startService } from './lib/processes.js'
-import { cpuMicros } from './lib/proc.js'
-import { commandStats, redisCpuMicros } from './lib/redis-stats.js'
+import { commandLines, costOf, phaseHeading } from './lib/redis-stats.js'
 import { AGGREGATED, COLLECTION, INDEX, prepare } from './scenarios/queries.js'
 
 const { values } = parseArgs({
@@ -68,21 +67,11 @@ try {
   await load.run(service.url, [post('aggregate', aggregation)], { ...options, maxRequests: 100 })
   const only = values.only === undefined ? undefined : new RegExp(values.only)
   for (const phase of phases.filter(({ name }) => only?.test(name) ?? true)) {
-    await client.sendCommand(['CONFIG', 'RESETSTAT'])
-    const cpuBefore = redisCpuMicros(String(await client.sendCommand(['INFO', 'cpu'])))
-    const serviceBefore = cpuMicros(service.pid)
-    const measured = await phase.run()
-    const serviceCpu = cpuMicros(service.pid) - serviceBefore
-    const cpu = redisCpuMicros(String(await client.sendCommand(['INFO', 'cpu']))) - cpuBefore
-    const stats = commandStats(String(await client.sendCommand(['INFO', 'commandstats'])))
-    stats.delete('config|resetstat')
-    stats.delete('info')
+    const { measured, redisCpu: cpu, serviceCpu, stats } = await costOf(client, service.pid, phase.run)
     const n = measured.requests
-    process.stdout.write(`\n${phase.name}: ${n} in ${measured.seconds.toFixed(2)} s (${Math.round(measured.rate)}/s, non-2xx ${JSON.stringify(measured.non2xx)})\n` +
+    process.stdout.write(phaseHeading(phase.name, measured) +
       `  Redis CPU ${(cpu / n).toFixed(1)} µs per request` + (phase.service === true ? `; service CPU ${(serviceCpu / n).toFixed(1)} µs` : '') + '\n')
-    for (const [name, s] of [...stats].sort((a, b) => b[1].usec - a[1].usec)) {
-      process.stdout.write(`    ${name.padEnd(16)} ${(s.calls / n).toFixed(2).padStart(6)} per request  ${(s.usec / s.calls).toFixed(2).padStart(8)} µs per call  ${(s.usec / n).toFixed(2).padStart(8)} µs per request\n`)
-    }
+    process.stdout.write(commandLines(stats, n))
   }
 } finally {
   load.stop()

@@ -16,8 +16,7 @@ import { nestedObject } from './fixtures.js'
 import { directLoad, HttpLoadProcess } from './lib/load.js'
 import { startService } from './lib/processes.js'
 import { putDocuments } from './lib/put-documents.js'
-import { cpuMicros } from './lib/proc.js'
-import { commandStats, redisCpuMicros } from './lib/redis-stats.js'
+import { commandLines, costOf, phaseHeading } from './lib/redis-stats.js'
 import { docPath } from './scenarios/scenario.js'
 
 const { values } = parseArgs({
@@ -56,27 +55,17 @@ try {
   await load.run(service.url, [put], { ...options, maxRequests: 2000 })
   await load.run(service.url, [incr], { ...options, maxRequests: 2000 })
   for (const phase of phases) {
-    await client.sendCommand(['CONFIG', 'RESETSTAT'])
-    const cpuBefore = redisCpuMicros(await client.sendCommand(['INFO', 'cpu']) as string)
-    const serviceBefore = cpuMicros(service.pid)
-    const measured = await phase.run()
-    const serviceCpu = cpuMicros(service.pid) - serviceBefore
-    const cpu = redisCpuMicros(await client.sendCommand(['INFO', 'cpu']) as string) - cpuBefore
-    const stats = commandStats(await client.sendCommand(['INFO', 'commandstats']) as string)
-    stats.delete('config|resetstat')
-    stats.delete('info')
+    const { measured, redisCpu: cpu, serviceCpu, stats } = await costOf(client, service.pid, phase.run)
     const n = measured.requests
     const inner = [...stats].filter(([name]) => name !== 'fcall')
     const perRequest = inner.reduce((sum, [, s]) => sum + s.calls, 0) / n
     const fcall = stats.get('fcall')
-    process.stdout.write(`\n${phase.name}: ${n} in ${measured.seconds.toFixed(2)} s (${Math.round(measured.rate)}/s, non-2xx ${JSON.stringify(measured.non2xx)})\n` +
+    process.stdout.write(phaseHeading(phase.name, measured) +
       `  Redis CPU ${(cpu / n).toFixed(1)} µs per request` +
       (phase.name.startsWith('service') ? `; service CPU ${(serviceCpu / n).toFixed(1)} µs` : '') +
       (fcall ? `; FCALL ${(fcall.usec / fcall.calls).toFixed(1)} µs per call` : '') +
       `; ${perRequest.toFixed(2)} commands per request${fcall ? ' inside the script' : ''}\n`)
-    for (const [name, s] of [...stats].sort((a, b) => b[1].usec - a[1].usec)) {
-      process.stdout.write(`    ${name.padEnd(16)} ${(s.calls / n).toFixed(2).padStart(6)} per request  ${(s.usec / s.calls).toFixed(2).padStart(6)} µs per call  ${(s.usec / n).toFixed(2).padStart(6)} µs per request\n`)
-    }
+    process.stdout.write(commandLines(stats, n))
   }
 } finally {
   load.stop()
