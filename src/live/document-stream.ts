@@ -21,12 +21,9 @@ export interface DocumentStreamOptions extends FollowerOptions {
   entries: (from: string, stop: string, count: number, maxBytes: number) => Promise<ChainReply>
   /** Events already made of an entry for a location, shared by the streams of an instance (see framesOf). */
   frames: FrameCache
-  /** The location's value read after an entry without its changes, shared by the streams of an instance. */
-  rereads: RereadCache
+  /** Gives an entry whose changes were kept beside the log those changes (see loadKeptChanges), once for every stream of an instance. */
+  loadKept: (entry: FeedEntry) => Promise<void>
 }
-
-/** Per entry without its changes, per location (its pointer), the value read after it. */
-export type RereadCache = WeakMap<FeedEntry, Map<string, Promise<Snapshot>>>
 
 /** An event as sent: its name and data, or null when the entry sends nothing to the location. */
 type Frame = { name: string, json: string } | null
@@ -47,6 +44,9 @@ interface Outcomes {
  * that entry), so they share one outcome and one value after it.
  */
 export type FrameCache = WeakMap<FeedEntry, Map<string, Outcomes>>
+
+/** Why a stream starts afresh at an entry whose changes are no longer known. */
+export const CHANGES_LOST = 'a write\'s changes, too long for its event (EVENTS_MAX_ENTRY_BYTES), are no longer kept'
 
 /** Pages of entries (FEED_PAGE each) a resumed stream reads back at most to work out the location's value at its position. */
 const RECOVERY_PAGES = 3
@@ -102,7 +102,7 @@ export class DocumentStream extends EntryFollower {
 
   protected async restart (from: string | undefined, reason: string | undefined): Promise<void> {
     if (from !== undefined && reason !== undefined) this.out.event('reset', from, JSON.stringify({ reason }))
-    this.#startFrom(await this.options.snapshot(), true)
+    this.#startFrom(await this.options.snapshot())
   }
 
   /** Resumed from the client's position: works out the location's value there from the entries up to it. */
@@ -143,31 +143,24 @@ export class DocumentStream extends EntryFollower {
     return { entries: parseEntries(raw).reverse(), complete: true }
   }
 
-  /**
-   * Goes on from a value read and the entry it follows. A stream starting sends the value (or its
-   * absence); one going on after an entry without its changes sends it only when it differs from the known one.
-   */
-  #startFrom (snapshot: Snapshot, starting: boolean): void {
+  /** Goes on from a value read and the entry it follows: sends the value (or its absence). */
+  #startFrom (snapshot: Snapshot): void {
     this.last = snapshot.at === FEED_START ? emptyMark(Date.now()) : snapshot.at
     this.#logAt ??= snapshot.logAt
-    const before = this.#known
     this.#known = LocationValue.read(snapshot.json)
-    if (!starting && before !== undefined && before.text() === this.#known.text()) return
     if (snapshot.json === undefined) this.send('delete', '{}')
     else this.send('put', `{"value":${snapshot.json},"etag":${JSON.stringify(etagOf(snapshot.version!))}}`)
   }
 
-  /** An entry without its changes: the location's value is read once for every stream of it that takes the entry. */
-  async #reread (entry: FeedEntry): Promise<void> {
-    let byLocation = this.options.rereads.get(entry)
-    if (byLocation === undefined) this.options.rereads.set(entry, byLocation = new Map())
-    let read = byLocation.get(this.#pointer)
-    if (read === undefined) byLocation.set(this.#pointer, read = this.options.snapshot())
-    this.#startFrom(await read, false)
+  /** An entry whose changes were kept beside the log goes on once they are read; one whose changes are lost starts afresh. */
+  async #deliverKept (entry: FeedEntry): Promise<void> {
+    await this.options.loadKept(entry)
+    if (entry.omitted) await this.restart(this.last, CHANGES_LOST)
+    else this.deliver(entry)
   }
 
   protected deliver (entry: FeedEntry): void | Promise<void> {
-    if (entry.omitted) return this.#reread(entry)
+    if (entry.kept !== undefined || entry.omitted) return this.#deliverKept(entry)
     this.last = entry.id
     const { frame, after } = outcomeOf(this.options.frames, entry, this.options.location, this.#pointer, this.#known)
     this.#known = after
@@ -178,7 +171,7 @@ export class DocumentStream extends EntryFollower {
    * The location's value after the entry `at`, from the entries up to it, a page at a time: the latest that
    * set the location whole (or a place above it), then the patches after it. Only pages past the first are
    * charged to the credentials, so a location set lately costs none however long the document's history.
-   * Undefined when the entries kept do not say (none set it, one lacks its changes, or `at` is gone), or the
+   * Undefined when the entries kept do not say (none set it, one's changes are no longer kept, or `at` is gone), or the
    * credentials may read no more.
    */
   async #valueAt (at: string): Promise<LocationValue | undefined> {
@@ -191,7 +184,7 @@ export class DocumentStream extends EntryFollower {
       const entries = parseEntries(raw)
       if (read === 0 && entries[0]?.id !== at) return undefined
       for (const entry of entries) {
-        if (entry.omitted) return undefined
+        if (entry.omitted || entry.kept !== undefined) return undefined
         const set = translate(location, entry.changes, entry.whole, undefined).after
         if (set !== undefined) {
           return later.reduceRight<LocationValue | undefined>((known, next) =>

@@ -1,6 +1,7 @@
 import { redisCall } from '../redis/deadline.js'
 import type { CommandSender } from '../redis/redis.js'
 import type { Change } from './changes.js'
+import { KEPT_CHANGES_SUFFIX } from '../documents/scripts/prelude.js'
 
 /** One entry of the event log: one write's changes, the version it made ('' when it removed the document). */
 export interface FeedEntry {
@@ -15,7 +16,9 @@ export interface FeedEntry {
   redisKey?: string
   /** The whole document the write made, when its changes were longer (see eventAt). */
   whole?: unknown
-  /** The write's changes were longer than EVENTS_MAX_ENTRY_BYTES: the entry has none, readers read the document. */
+  /** The write's changes were longer than EVENTS_MAX_ENTRY_BYTES: their id in the stream kept beside the log (see loadKeptChanges). */
+  kept?: string
+  /** The write's changes are not known: no longer kept beside the log, or left out by an earlier release. */
   omitted?: true
 }
 
@@ -85,7 +88,8 @@ export function parseEntries (raw: ReadonlyArray<[string, string[]]>): FeedEntry
         case 'c': lazily(entry, 'changes', value); break
         case 'w': lazily(entry, 'whole', value); break
         case 'k': entry.redisKey = value; break
-        case 'o': entry.omitted = true; break
+        // '1': an entry of an earlier release, which kept no changes too long for it.
+        case 'o': if (value === '1') entry.omitted = true; else entry.kept = value; break
       }
     }
     return entry
@@ -103,6 +107,20 @@ function lazily (entry: FeedEntry, name: 'changes' | 'whole', json: string): voi
       return value
     }
   })
+}
+
+/**
+ * Gives an entry whose changes were kept beside its log those changes, or marks them omitted when they are
+ * no longer kept (more were written since than the log keeps: see keepChanges).
+ */
+export async function loadKeptChanges (redis: CommandSender, log: string, entry: FeedEntry, timeoutMs: number): Promise<void> {
+  if (entry.kept === undefined) return
+  const stream = log + KEPT_CHANGES_SUFFIX
+  const [found] = await redisCall(redis.send<Array<[string, string[]]>>(stream, ['XRANGE', stream, entry.kept, entry.kept]), timeoutMs)
+  const changes = found?.[1][3]
+  if (changes === undefined) entry.omitted = true
+  else lazily(entry, 'changes', changes)
+  delete entry.kept
 }
 
 /** The id of a stream's last entry (undefined when it has none), bounded by the deadline. */

@@ -117,7 +117,7 @@ export abstract class EntryFollower {
 
   /**
    * Takes an entry that follows `last`: sets `last` to its id (or past it), and sends what it means to the
-   * subscriber; an entry without its changes (omitted) may need a read.
+   * subscriber; an entry whose changes were kept beside the log needs a read.
    */
   protected abstract deliver (entry: FeedEntry): void | Promise<void>
 

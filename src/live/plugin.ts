@@ -8,11 +8,11 @@ import type { DocumentAddress } from '../documents/pointer.js'
 import { LOG_SUFFIX, logOf, type EventFeedSettings } from '../documents/store/context.js'
 import type { RedisConnection } from '../redis/connection.js'
 import { catchUpBudget, type CatchUpAdmission } from './catch-up.js'
-import { DocumentStream, type FrameCache, type RereadCache } from './document-stream.js'
+import { DocumentStream, type FrameCache } from './document-stream.js'
 import { ClusterFeed } from './cluster-feed.js'
 import { ClusterPrefixStream } from './cluster-prefix-stream.js'
 import type { EventReader } from './event-reader.js'
-import { isEntryId } from './feed.js'
+import { isEntryId, loadKeptChanges, type FeedEntry } from './feed.js'
 import type { EntryFollower } from './follower.js'
 import { PrefixStream, type PrefixFrameCache } from './prefix-stream.js'
 import { openReader } from './reader-connection.js'
@@ -72,7 +72,8 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
   const { streams: settings, events } = options
   const open = new Map<LiveStream, Open>()
   const frames: FrameCache = new WeakMap()
-  const rereads: RereadCache = new WeakMap()
+  /** Per entry whose changes were kept beside the log, their one read for every stream of the instance. */
+  const keptReads = new WeakMap<FeedEntry, Promise<void>>()
   const prefixFrames: PrefixFrameCache = new WeakMap()
   let reader: Promise<EventReader> | undefined
   const clusterFeed = new ClusterFeed(app.redis, options.keyPrefix, options.timeoutMs,
@@ -139,15 +140,25 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     },
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
+      const log = logOf({ keyPrefix: options.keyPrefix, redis: app.redis }, address.key)
+      const loadKept = (entry: FeedEntry) => {
+        let read = keptReads.get(entry)
+        if (read === undefined) {
+          // A read that failed is not kept: the next stream to meet the entry reads again.
+          read = loadKeptChanges(app.redis, log, entry, options.timeoutMs).catch((error: unknown) => { keptReads.delete(entry); throw error })
+          keptReads.set(entry, read)
+        }
+        return read
+      }
       await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new DocumentStream(writer, {
-        ...followed(shared, logOf({ keyPrefix: options.keyPrefix, redis: app.redis }, address.key), onEnd, mayCatchUp),
+        ...followed(shared, log, onEnd, mayCatchUp),
         redisKey: options.keyPrefix + address.key,
         catchUpEntries: events.maxLen,
         location: address.tokens,
         snapshot: () => app.documents.snapshot(address),
         entries: (from, stop, count, maxBytes) => app.documents.entriesOf(address.key, from, stop, count, maxBytes),
         frames,
-        rereads
+        loadKept
       }))
     },
 

@@ -27,8 +27,8 @@ export function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string
   if (frame !== undefined) return frame
   const named = `{"key":${JSON.stringify(key)}`
   const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
-  if (entry.omitted) {
-    // Changes too long to keep (EVENTS_MAX_ENTRY_BYTES): the client reads the document.
+  if (entry.kept !== undefined || entry.omitted) {
+    // Changes too long for the entry (EVENTS_MAX_ENTRY_BYTES): the client reads the document.
     frame = { name: 'changed', json: `${named},"etag":${etag}}` }
     frames.set(entry, frame)
     return frame

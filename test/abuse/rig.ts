@@ -7,6 +7,7 @@ import { startOwnRedis } from '../helpers/local-redis.js'
 import { buildApp } from '../../src/app.js'
 import { versionKeyOf } from '../helpers/app.js'
 import { LOG_SUFFIX } from '../../src/documents/store/context.js'
+import { KEPT_CHANGES_SUFFIX } from '../../src/documents/scripts/prelude.js'
 import { appConfigFrom, loadEnvironment, type AppConfig } from '../../src/config.js'
 import { createRedisClient, type RedisClient } from '../../src/redis/plugin.js'
 import { busyBound, type BusyLog } from './busy.js'
@@ -212,7 +213,7 @@ export function timeoutFor (runs: number): number {
   return 60_000 + scaled(runs) * 200
 }
 
-/** Keys of the case's document: the JSON key, its version record and the namespace's event log. */
+/** Keys of the case's document: the JSON key, its version record, the namespace's event log and the long changes kept beside it. */
 export function documentKeys (rig: Rig, key: string | undefined): string[] {
-  return key === undefined ? [] : [rig.prefix + key, versionKeyOf(rig.prefix, key), rig.prefix + LOG_SUFFIX]
+  return key === undefined ? [] : [rig.prefix + key, versionKeyOf(rig.prefix, key), rig.prefix + LOG_SUFFIX, rig.prefix + LOG_SUFFIX + KEPT_CHANGES_SUFFIX]
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { logOf } from '../../src/documents/store/context.js'
+import { KEPT_CHANGES_SHARE, KEPT_CHANGES_SUFFIX } from '../../src/documents/scripts/prelude.js'
+import { CHANGES_LOST } from '../../src/live/document-stream.js'
 import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
 import { buildTestApp, connectRedis, get, put, send, uniqueKey } from '../helpers/app.js'
 import { SseClient, until } from '../helpers/sse.js'
@@ -10,34 +12,38 @@ const redis = await connectRedis()
 const long = 'x'.repeat(1000)
 
 /** The fields of a document's last entry in the event log, as Redis holds them. */
-async function lastEntryFields (key: string): Promise<string[]> {
+async function lastEntry (key: string): Promise<string[]> {
   const reply = await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', logOf(app, key), '+', '-'])
-  const [, fields] = reply.find(([, fields]) => fields[fields.indexOf('k') + 1] === app.keyPrefix + key)!
-  return fields.filter((_, index) => index % 2 === 0)
+  return reply.find(([, fields]) => fields[fields.indexOf('k') + 1] === app.keyPrefix + key)![1]
 }
+const lastEntryFields = async (key: string) => (await lastEntry(key)).filter((_, index) => index % 2 === 0)
+const lastEntryValue = async (key: string, field: string) => { const fields = await lastEntry(key); return fields[fields.indexOf(field) + 1] }
+/** The stream of changes kept beside the log of key's document. */
+const keptOf = (key: string) => logOf(app, key) + KEPT_CHANGES_SUFFIX
 
 describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
-  it('is recorded without them; a document stream sends the value read after it, once read for all its subscribers', async () => {
+  it('keeps them beside the log, its entry naming them: a stream of a location it set sends its value, one elsewhere nothing, and nothing reads the document', async () => {
     const key = uniqueKey()
     await put(app, `/docs/${key}`, { a: 1, b: 'short' })
     const clients = await Promise.all(Array.from({ length: 5 }, () => SseClient.open(app, `/docs/${key}/a`)))
     const other = await SseClient.open(app, `/docs/${key}/b`)
     for (const client of [...clients, other]) await client.waitForCount(1)
-    const snapshots: ScriptCall[] = []
-    const count = (call: unknown) => { if ((call as ScriptCall).name === 'snapshot') snapshots.push(call as ScriptCall) }
+    const calls: string[] = []
+    const count = (call: unknown) => { calls.push((call as ScriptCall).name) }
     scriptCalls.subscribe(count)
     try {
       const big = await put(app, `/docs/${key}/a`, { long })
       expect(await lastEntryFields(key)).toEqual(['prev', 'k', 'p', 'v', 'o'])
+      const [keptId, [, , , changes]] = (await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', keptOf(key), '+', '-', 'COUNT', '1']))[0]!
+      expect(await lastEntryValue(key, 'o')).toBe(keptId)
+      expect(JSON.parse(changes!)).toEqual([{ op: 'replace', path: '/a', value: { long } }])
       for (const client of clients) {
         const [, event] = await client.waitForCount(2)
         expect(event).toMatchObject({ event: 'put', data: JSON.stringify({ value: { long }, etag: big.headers.etag }) })
       }
-      // A location the write did not touch is read again too (the entry does not say what it changed), and
-      // sends nothing: its value is the one it had.
-      await until(() => snapshots.length === 2, 10_000, () => `${snapshots.length} of 2 locations read again`)
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(other.events).toHaveLength(1)
+      expect(calls.filter((name) => name === 'snapshot')).toEqual([])
     } finally {
       scriptCalls.unsubscribe(count)
     }
@@ -46,7 +52,33 @@ describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
     expect(await lastEntryFields(key)).toEqual(['prev', 'k', 'p', 'v', 'c'])
     const [, , patched] = await clients[0]!.waitForCount(3)
     expect(JSON.parse(patched!.data)).toEqual({ patch: [{ op: 'add', path: '/n', value: 1 }], etag: small.headers.etag })
-    for (const client of [...clients, other]) client.close()
+    // A stream resumed from before both, on the entries alone, sends what the steady ones sent.
+    const resumed = await SseClient.open(app, `/docs/${key}/a?since=${clients[0]!.events[0]!.id}`)
+    const events = await resumed.waitForCount(2)
+    expect(events).toEqual(clients[0]!.events.slice(1, 3))
+    for (const client of [...clients, other, resumed]) client.close()
+  })
+
+  it(`keeps them up to ${KEPT_CHANGES_SHARE} times EVENTS_MAX_ENTRY_BYTES in all, the latest whatever its length; a stream needing some no longer kept says reset`, async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { a: 0 })
+    const first = await SseClient.open(app, `/docs/${key}/a`)
+    const [start] = await first.waitForCount(1)
+    first.close()
+    for (let step = 0; step < 40; step++) await put(app, `/docs/${key}/a`, `${step}`.padEnd(1000, 'é'))
+    const kept = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', keptOf(key), '-', '+'])
+    const bytes = kept.reduce((sum, [, fields]) => sum + Buffer.byteLength(fields[3]!), 0)
+    expect(bytes).toBeLessThanOrEqual(KEPT_CHANGES_SHARE * 256)
+    expect(kept.length).toBeGreaterThan(5)
+    const last = await put(app, `/docs/${key}/a`, 'ü'.repeat(20_000))
+    expect(await redis.sendCommand(['XLEN', keptOf(key)])).toBe(1)
+    expect(await redis.sendCommand<number>(['PTTL', keptOf(key)])).toBeGreaterThan(60_000)
+
+    const resumed = await SseClient.open(app, `/docs/${key}/a`, { 'last-event-id': start!.id! })
+    const [reset, value] = await resumed.waitForCount(2)
+    expect(reset).toMatchObject({ event: 'reset', data: JSON.stringify({ reason: CHANGES_LOST }) })
+    expect(value).toMatchObject({ event: 'put', data: JSON.stringify({ value: 'ü'.repeat(20_000), etag: last.headers.etag }) })
+    resumed.close()
   })
 
   it('makes a prefix stream send `changed` with the key and ETag: the client reads the document', async () => {

@@ -17,6 +17,9 @@ class DocumentSubscriber extends Subscriber {
   }
 }
 
+/** What a prefix subscriber holds of a document after `changed`: it would read it again. */
+const CHANGED = { changed: 'read it again' }
+
 /** A subscriber of a key prefix: every document it was told of, and every event it took. */
 class PrefixSubscriber {
   readonly documents = new Map<string, Json>()
@@ -29,9 +32,11 @@ class PrefixSubscriber {
     if (event.event === 'reset') return
     this.lastId = event.id
     const data = JSON.parse(event.data) as { key: string, value?: Json, patch?: Change }
+    const held = this.documents.get(data.key)
     if (event.event === 'delete') this.documents.delete(data.key)
     else if (event.event === 'put') this.documents.set(data.key, data.value!)
-    else this.documents.set(data.key, applyPatch(this.documents.get(data.key)!, data.patch!))
+    else if (event.event === 'changed' || held === CHANGED) this.documents.set(data.key, CHANGED)
+    else this.documents.set(data.key, applyPatch(held!, data.patch!))
   }
 }
 
@@ -59,6 +64,8 @@ function take<S extends { apply: (event: SseEvent) => void }> (follower: Followe
 }
 
 const seen = (events: SseEvent[]) => events.map((event) => `${event.id} ${event.event} ${event.data}`)
+/** Events as seen, each cut short for a message. */
+const shown = (events: SseEvent[]) => seen(events).map((line) => line.length > 300 ? `${line.slice(0, 300)}…` : line)
 
 describe('six subscribers (a document, a location, a prefix; each steady and dropping) on two instances', () => {
   it.each([11, 12])('each gets exactly its changes, in order, once, and nothing for writes elsewhere, whatever instance it resumes on (seed %i)', async (start) => {
@@ -90,7 +97,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
       // 30 writes each, and on while a dropping subscriber has dropped fewer than three times (a loaded machine opens streams slowly).
       for (let step = 0; step < 30 || (step < 600 && followers.some((follower) => follower.dropping && follower.drops < 3)); step++) {
         const key = `/docs/${encodeURIComponent(keys[Math.floor(random() * keys.length)]!)}`
-        switch (Math.floor(random() * 9)) {
+        switch (Math.floor(random() * 11)) {
           case 0: await patch(instance, doc, { x: step }); break
           case 1: await put(instance, `${doc}/profile/stats/n`, side * 100 + step).catch(() => undefined); break
           case 2: await (step % 2 === 0 ? remove(instance, `${doc}/profile/stats`) : put(instance, `${doc}/profile/stats`, null).catch(() => undefined)); break
@@ -99,6 +106,9 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
           case 5: await remove(instance, key); break
           case 6: await put(instance, `/docs/${encodeURIComponent(outside)}`, { step }); break
           case 7: await patch(instance, doc, { profile: null }); break
+          // Changes longer than an entry carries (EVENTS_MAX_ENTRY_BYTES), elsewhere and at the location.
+          case 8: await patch(instance, doc, { x: `${step}`.padEnd(20_000, 'é') }); break
+          case 9: await put(instance, `${doc}/profile/stats`, { n: step, long: 'ü'.repeat(10_000) }).catch(() => undefined); break
           default: await put(instance, key, { side, step, list: [] })
         }
       }
@@ -142,7 +152,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
         for (const [index, event] of events.entries()) {
           replay.apply(event)
           const after = JSON.stringify(replay.value)
-          expect(after, `${location} (${follower.dropping ? 'dropping' : 'steady'}, #${index}): ${seen(events.slice(Math.max(0, index - 2), index + 1)).join('\n')} changed nothing`).not.toBe(before)
+          expect(after, `${location} (${follower.dropping ? 'dropping' : 'steady'}, #${index}): ${shown(events.slice(Math.max(0, index - 2), index + 1)).join('\n')} changed nothing`).not.toBe(before)
           before = after
         }
       }
@@ -162,7 +172,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
     const sorted = (documents: Map<string, Json>) => JSON.stringify([...documents].sort(([a], [b]) => a < b ? -1 : 1))
     for (const follower of prefixFollowers) {
       await until(() => { take(follower); return sorted(follower.subscriber.documents) === sorted(expected) }, 10_000,
-        () => `a ${follower.dropping ? 'dropping' : 'steady'} prefix stream (${follower.drops} drops, events ${seen(follower.subscriber.events).join('\n')}) holds ${sorted(follower.subscriber.documents)}, the service ${sorted(expected)}`)
+        () => `a ${follower.dropping ? 'dropping' : 'steady'} prefix stream (${follower.drops} drops, events ${shown(follower.subscriber.events).join('\n')}) holds ${sorted(follower.subscriber.documents)}, the service ${sorted(expected)}`)
       const events = follower.subscriber.events
       expect(events.map((event) => event.event)).not.toContain('reset')
       expect(events.every((event) => (JSON.parse(event.data) as { key: string }).key.startsWith(prefix))).toBe(true)

@@ -63,8 +63,8 @@ function withEventStream<R extends { content: object }> (response: R) {
         schema: {
           type: 'string',
           description: 'Server-sent events, each with an `id:`: first `put` ({"value","etag"}) or `delete` ({}), then per write ' +
-            'touching the location `patch` ({"patch": RFC 6902 operations relative to the location, "etag"}), `put` or `delete`; ' +
-            '`reset` when events since Last-Event-ID are no longer kept (a fresh `put` or `delete` follows); `end` ({"reason"}) ' +
+            'that changes the location\'s value `patch` ({"patch": RFC 6902 operations relative to the location, "etag"}), `put` or `delete`; ' +
+            '`reset` when events since Last-Event-ID (or the changes of a write longer than EVENTS_MAX_ENTRY_BYTES) are no longer kept (a fresh `put` or `delete` follows); `end` ({"reason"}) ' +
             'when the credentials are revoked or expire, or the service shuts down. Comments are heartbeats.'
         }
       }

@@ -1,6 +1,6 @@
 import { LuaScript } from '../../redis/lua-script.js'
 import { number, protocol, text } from '../../redis/script-protocol.js'
-import { documentLua } from './prelude.js'
+import { documentLua, KEPT_CHANGES_LUA } from './prelude.js'
 import { pointer } from './protocol.js'
 
 /**
@@ -37,7 +37,8 @@ export type ChainReply = [ended: 'reached' | 'first' | 'missing' | 'more', ...en
  * The entries of one document in its slot's event log, newest first: from the entry `from` ('' for the
  * document's last, by its version record) back along each entry's `p` (the document's entry before it),
  * until the entry `stop` (not included), the document's first, a missing entry (trimmed), or past `count`
- * entries or `maxBytes` of their fields.
+ * entries or `maxBytes` of their fields. An entry whose changes were kept beside the log (see keepChanges)
+ * comes with them, as one that carries its own, while they are kept.
  */
 export const documentEntriesScript = new LuaScript('document-entries', protocol({
   keys: ['ver', 'log'], args: { from: text, stop: text, count: number, maxBytes: number }, reply: (raw) => raw as ChainReply
@@ -57,6 +58,10 @@ while true do
   found[#found + 1] = entry
   local fields, previous = entry[2], '0-0'
   for i = 1, #fields, 2 do
+    if fields[i] == 'o' and fields[i + 1] ~= '1' then
+      local kept = redis.call('XRANGE', log .. ${KEPT_CHANGES_LUA}, fields[i + 1], fields[i + 1])[1]
+      if kept then fields[i], fields[i + 1] = 'c', kept[2][4] end
+    end
     bytes = bytes + #fields[i + 1]
     if fields[i] == 'p' then previous = fields[i + 1] end
   end

@@ -21,6 +21,14 @@ const LUA_PARSE = 64
 /** How an error reply of a script that stopped at the work limit starts. */
 export const TOO_COSTLY = 'TOOCOSTLY'
 
+/** Suffix of the stream beside an event log that keeps the changes too long for its entries (see keepChanges). */
+export const KEPT_CHANGES_SUFFIX = '\u001fchanges'
+/** The suffix as a Lua string literal. */
+export const KEPT_CHANGES_LUA = `'${KEPT_CHANGES_SUFFIX.replace('\u001f', '\\31')}'`
+
+/** The kept changes of a log take at most this many times EVENTS_MAX_ENTRY_BYTES, and always the latest write's. */
+export const KEPT_CHANGES_SHARE = 64
+
 export const prelude = ARGUMENT_CURSOR + `
 local function tokensArg()
   local n, tokens = arg() + 0, {}
@@ -360,18 +368,36 @@ end
 -- { key, maxLen (0: no events), retentionMs, maxEntry }.
 local eventLog
 
+-- Keeps changes too long for an entry in the stream beside the log, and answers their id there. It holds
+-- at most KEPT_CHANGES_SHARE times maxEntry bytes of them, and always the latest: each of its entries says
+-- how many bytes the stream had taken in all with it (t), and the oldest go until the rest fit.
+local function keepChanges(log, list)
+  local key = log.key .. ${KEPT_CHANGES_LUA}
+  local last = redis.call('XREVRANGE', key, '+', '-', 'COUNT', 1)[1]
+  local total = (last and tonumber(last[2][2]) or 0) + #list
+  local id = redis.call('XADD', key, '*', 't', string.format('%d', total), 'c', list)
+  local budget = log.maxEntry * ${KEPT_CHANGES_SHARE}
+  while true do
+    local first = redis.call('XRANGE', key, '-', '+', 'COUNT', 1)[1]
+    if first[1] == id or total - (tonumber(first[2][2]) - #first[2][4]) <= budget then break end
+    redis.call('XDEL', key, first[1])
+  end
+  redis.call('PEXPIRE', key, log.retentionMs + math.ceil(log.retentionMs / 4))
+  return id
+end
+
 -- Records the call's changes as one entry of the log: the document's Redis key, the version they made ('' for
 -- a removal), and the document's previous entry (previous, '0-0' for none), so that a stream of the document
--- follows its entries alone. maxEntry: the longest changes an entry carries; a write's longer ones are left
--- out (o), and readers read the document instead, so that what the log holds grows by at most about twice
--- that per write. Answers the entry's id, nil when nothing was recorded.
+-- follows its entries alone. maxEntry: the longest changes an entry carries; a write's longer ones are kept
+-- beside the log (keepChanges), and the entry names them (o), so that the log's entries stay short whatever is
+-- written. Answers the entry's id, nil when nothing was recorded.
 local function recordEvent(docKey, version, previous)
   local log = eventLog
   if #changes == 0 or log.maxLen == 0 then return nil end
   local list = '[' .. table.concat(changes, ',') .. ']'
   changes = {}
   if #list > log.maxEntry then
-    return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'o', '1')
+    return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'o', keepChanges(log, list))
   end
   return appendEntry(log.key, log.maxLen, log.retentionMs, 'k', docKey, 'p', previous or '0-0', 'v', version, 'c', list)
 end
