@@ -110,7 +110,8 @@ describe('a stream ticket for a key prefix', () => {
 
 describe('rate limits', () => {
   it('count a prefix stream once, when it opens, whatever it carries', async () => {
-    const limited = await buildTestApp({ access: { adminToken: ADMIN_TOKEN, anonymousScopes: [], open: false }, rateLimit: parseRateLimit('2/minute')! })
+    // Windows are aligned to the clock: an hour-long one, which the test is most unlikely to straddle (a minute-long one it may, when slow).
+    const limited = await buildTestApp({ access: { adminToken: ADMIN_TOKEN, anonymousScopes: [], open: false }, rateLimit: parseRateLimit('2/hour')! })
     const root = uniqueKey('rl')
     const { token } = await tokenFor(limited, [{ prefix: `${root}:`, rights: ['read'] }])
     const stream = await SseClient.open(limited, streamUrl(`${root}:`), bearer(token))
