@@ -2,7 +2,7 @@ import { TOO_FAR, type CatchUpAdmission } from './catch-up.js'
 import { nextSpan, READ_SPAN_MS, type ClusterFeed, type ClusterRead } from './cluster-feed.js'
 import { compareIds, resumable, type FeedEntry } from './feed.js'
 import { GONE, TOO_OLD } from './follower.js'
-import { frameOf, shows, type PrefixFrameCache } from './prefix-stream.js'
+import { deliverShown, type PrefixFrameCache } from './prefix-stream.js'
 import type { SseWriter } from './sse.js'
 
 export interface ClusterPrefixStreamOptions {
@@ -12,6 +12,8 @@ export interface ClusterPrefixStreamOptions {
   prefix: string
   reach: 'all' | readonly string[]
   frames: PrefixFrameCache
+  /** Gives an entry whose changes were kept beside the log those changes, once for every stream of an instance. */
+  loadKept: (entry: FeedEntry) => Promise<void>
   onEnd: () => void
   /** Charges a catch-up read beyond the first to the subscriber's credentials: false when they have none left. */
   mayCatchUp: CatchUpAdmission
@@ -80,7 +82,7 @@ export class ClusterPrefixStream {
         if (shared === undefined) return
         if (compareIds(shared.read.upTo, this.#last) <= 0) continue
         if (compareIds(shared.from, this.#last) <= 0) {
-          if (!this.#takes(shared.read)) await this.#restart(GONE)
+          if (!await this.#takes(shared.read)) await this.#restart(GONE)
           continue
         }
         // Behind the shared read (it starts past this stream's position): reads what lies between, at once.
@@ -95,7 +97,7 @@ export class ClusterPrefixStream {
           const before = this.#last
           const read = await this.options.feed.read(before, span)
           if (this.#ended) return
-          if (!this.#takes(read)) {
+          if (!await this.#takes(read)) {
             await this.#restart(GONE)
             break
           }
@@ -112,26 +114,19 @@ export class ClusterPrefixStream {
   }
 
   /** Takes a read from this stream's position or before: false when it lost an entry past it (the stream must start afresh). */
-  #takes (read: ClusterRead): boolean {
+  async #takes (read: ClusterRead): Promise<boolean> {
     if (read.lost !== undefined && compareIds(read.lost, this.#last) > 0) {
       this.#pending = []
       return false
     }
     for (const entry of read.entries) {
-      if (compareIds(entry.id, this.#last) > 0) this.#deliver(entry)
+      if (compareIds(entry.id, this.#last) <= 0) continue
+      this.#last = entry.id
+      await deliverShown(this.options, entry, (name, json) => { this.#send(name, json) })
+      if (this.#ended) return true
     }
     if (compareIds(read.upTo, this.#last) > 0) this.#last = read.upTo
     return true
-  }
-
-  #deliver (entry: FeedEntry): void {
-    this.#last = entry.id
-    const { keyPrefix, frames } = this.options
-    if (entry.redisKey?.startsWith(keyPrefix) !== true) return
-    const key = entry.redisKey.slice(keyPrefix.length)
-    if (!shows(this.options, key)) return
-    const frame = frameOf(frames, entry, key)
-    if (frame !== null) this.#send(frame.name, frame.json)
   }
 
   #send (name: string, json: string): void {

@@ -131,6 +131,22 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     await stream.start(resumeFrom).catch(() => stream.end())
   }
 
+  /**
+   * Gives an entry whose changes were kept beside its log those changes (see loadKeptChanges): one read for
+   * every stream of the instance that meets the entry. A read that failed is not kept: the next stream reads again.
+   */
+  function loadKept (entry: FeedEntry): Promise<void> {
+    let read = keptReads.get(entry)
+    if (read === undefined && entry.kept !== undefined && entry.redisKey?.startsWith(options.keyPrefix) === true) {
+      const log = logOfKey(entry.redisKey.slice(options.keyPrefix.length))
+      read = loadKeptChanges(app.redis, log, entry, options.timeoutMs).catch((error: unknown) => { keptReads.delete(entry); throw error })
+      keptReads.set(entry, read)
+    }
+    return read ?? Promise.resolve()
+  }
+
+  const logOfKey = (key: string) => logOf({ keyPrefix: options.keyPrefix, redis: app.redis }, key)
+
   const followed = (shared: EventReader, stream: string, onEnd: () => void, mayCatchUp: CatchUpAdmission) =>
     ({ reader: shared, redis: app.redis, timeoutMs: options.timeoutMs, retentionMs: events.retentionMs, stream, onEnd, mayCatchUp })
 
@@ -140,18 +156,8 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     },
 
     async open (request: FastifyRequest, reply: FastifyReply, address: DocumentAddress): Promise<void> {
-      const log = logOf({ keyPrefix: options.keyPrefix, redis: app.redis }, address.key)
-      const loadKept = (entry: FeedEntry) => {
-        let read = keptReads.get(entry)
-        if (read === undefined) {
-          // A read that failed is not kept: the next stream to meet the entry reads again.
-          read = loadKeptChanges(app.redis, log, entry, options.timeoutMs).catch((error: unknown) => { keptReads.delete(entry); throw error })
-          keptReads.set(entry, read)
-        }
-        return read
-      }
       await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new DocumentStream(writer, {
-        ...followed(shared, log, onEnd, mayCatchUp),
+        ...followed(shared, logOfKey(address.key), onEnd, mayCatchUp),
         redisKey: options.keyPrefix + address.key,
         catchUpEntries: events.maxLen,
         location: address.tokens,
@@ -168,12 +174,12 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
       }
       if (app.redis.isCluster) {
         await serve(request, reply, (writer, _shared, onEnd, mayCatchUp) => new ClusterPrefixStream(writer, {
-          feed: clusterFeed, retentionMs: events.retentionMs, keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, onEnd, mayCatchUp
+          feed: clusterFeed, retentionMs: events.retentionMs, keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, onEnd, mayCatchUp, loadKept
         }), true)
         return
       }
       await serve(request, reply, (writer, shared, onEnd, mayCatchUp) => new PrefixStream(writer, {
-        ...followed(shared, options.keyPrefix + LOG_SUFFIX, onEnd, mayCatchUp), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames
+        ...followed(shared, options.keyPrefix + LOG_SUFFIX, onEnd, mayCatchUp), keyPrefix: options.keyPrefix, prefix, reach, frames: prefixFrames, loadKept
       }))
     }
   })

@@ -13,6 +13,8 @@ export interface PrefixStreamOptions extends FollowerOptions {
   reach: 'all' | readonly string[]
   /** Events already made of a feed entry, shared by the prefix streams of an instance. */
   frames: PrefixFrameCache
+  /** Gives an entry whose changes were kept beside the log those changes, once for every stream of an instance. */
+  loadKept: (entry: FeedEntry) => Promise<void>
 }
 
 /** An entry's event for every prefix stream that shows its key: its name and data; null for none. */
@@ -28,7 +30,7 @@ export function frameOf (frames: PrefixFrameCache, entry: FeedEntry, key: string
   const named = `{"key":${JSON.stringify(key)}`
   const etag = entry.version === '' ? undefined : JSON.stringify(etagOf(entry.version))
   if (entry.kept !== undefined || entry.omitted) {
-    // Changes too long for the entry (EVENTS_MAX_ENTRY_BYTES): the client reads the document.
+    // Changes too long for the entry (EVENTS_MAX_ENTRY_BYTES) and no longer kept beside the log: the client reads the document.
     frame = { name: 'changed', json: `${named},"etag":${etag}}` }
     frames.set(entry, frame)
     return frame
@@ -77,18 +79,26 @@ export class PrefixStream extends EntryFollower {
     else this.send('reset', JSON.stringify({ reason, reload: true }))
   }
 
-  protected deliver (entry: FeedEntry): void {
+  protected deliver (entry: FeedEntry): void | Promise<void> {
     this.last = entry.id
-    const { keyPrefix, frames } = this.options
-    // Only entries of keys the stream shows are translated (once for every stream that shows them).
-    if (entry.redisKey?.startsWith(keyPrefix) !== true) return
-    const key = entry.redisKey.slice(keyPrefix.length)
-    if (!this.#shows(key)) return
-    const frame = frameOf(frames, entry, key)
-    if (frame !== null) this.send(frame.name, frame.json)
+    return deliverShown(this.options, entry, (name, json) => { this.send(name, json) })
   }
+}
 
-  #shows (key: string): boolean {
-    return shows(this.options, key)
+/**
+ * Sends an entry's event to a prefix stream when it shows the entry's key: only those entries are translated
+ * (once for every stream that shows them), and only their kept changes read.
+ */
+export function deliverShown (options: Pick<PrefixStreamOptions, 'keyPrefix' | 'prefix' | 'reach' | 'frames' | 'loadKept'>, entry: FeedEntry,
+  send: (name: string, json: string) => void): void | Promise<void> {
+  const { keyPrefix, frames } = options
+  if (entry.redisKey?.startsWith(keyPrefix) !== true) return
+  const key = entry.redisKey.slice(keyPrefix.length)
+  if (!shows(options, key)) return
+  const sendFrame = () => {
+    const frame = frameOf(frames, entry, key)
+    if (frame !== null) send(frame.name, frame.json)
   }
+  if (entry.kept !== undefined) return options.loadKept(entry).then(sendFrame)
+  sendFrame()
 }

@@ -10,6 +10,8 @@ import { SseClient, until } from '../helpers/sse.js'
 const app = await buildTestApp({ events: { maxLen: 1000, retentionMs: 60_000, feedMaxLen: 1000, maxEntryBytes: 256 } })
 const redis = await connectRedis()
 const long = 'x'.repeat(1000)
+/** The bytes of changes kept beside a log here; 'ü' is two bytes. */
+const KEPT_BYTES = KEPT_CHANGES_SHARE * 256
 
 /** The fields of a document's last entry in the event log, as Redis holds them. */
 async function lastEntry (key: string): Promise<string[]> {
@@ -65,37 +67,58 @@ describe('a write whose changes are longer than EVENTS_MAX_ENTRY_BYTES', () => {
     const first = await SseClient.open(app, `/docs/${key}/a`)
     const [start] = await first.waitForCount(1)
     first.close()
-    for (let step = 0; step < 40; step++) await put(app, `/docs/${key}/a`, `${step}`.padEnd(1000, 'é'))
+    for (let step = 0; step < 200; step++) await put(app, `/docs/${key}/a`, `${step}`.padEnd(1000, 'é'))
     const kept = await redis.sendCommand<Array<[string, string[]]>>(['XRANGE', keptOf(key), '-', '+'])
     const bytes = kept.reduce((sum, [, fields]) => sum + Buffer.byteLength(fields[3]!), 0)
-    expect(bytes).toBeLessThanOrEqual(KEPT_CHANGES_SHARE * 256)
+    expect(bytes).toBeLessThanOrEqual(KEPT_BYTES)
     expect(kept.length).toBeGreaterThan(5)
-    const last = await put(app, `/docs/${key}/a`, 'ü'.repeat(20_000))
+    // One write longer than all they may take: it alone is kept.
+    const last = await put(app, `/docs/${key}/a`, 'ü'.repeat(KEPT_BYTES))
     expect(await redis.sendCommand(['XLEN', keptOf(key)])).toBe(1)
     expect(await redis.sendCommand<number>(['PTTL', keptOf(key)])).toBeGreaterThan(60_000)
 
     const resumed = await SseClient.open(app, `/docs/${key}/a`, { 'last-event-id': start!.id! })
     const [reset, value] = await resumed.waitForCount(2)
     expect(reset).toMatchObject({ event: 'reset', data: JSON.stringify({ reason: CHANGES_LOST }) })
-    expect(value).toMatchObject({ event: 'put', data: JSON.stringify({ value: 'ü'.repeat(20_000), etag: last.headers.etag }) })
+    expect(value).toMatchObject({ event: 'put', data: JSON.stringify({ value: 'ü'.repeat(KEPT_BYTES), etag: last.headers.etag }) })
     resumed.close()
   })
 
-  it('makes a prefix stream send `changed` with the key and ETag: the client reads the document', async () => {
+  it('makes a prefix stream send what it changed as for any write, and `changed` (key and ETag: read the document) once they are no longer kept', async () => {
     const prefix = `${uniqueKey('big')}:`
     const client = await SseClient.open(app, `/docs?prefix=${encodeURIComponent(prefix)}`)
     await until(() => client.lastId !== undefined, 10_000, () => 'the stream sent no id')
-    const big = await put(app, `/docs/${prefix}a`, { long })
-    const batch = await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: `${prefix}b`, value: [long] }, { key: `${prefix}c`, value: 1 }] }))
+    const start = client.lastId!
+    const big = await put(app, `/docs/${prefix}{one}a`, { long })
+    const batch = await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: `${prefix}{one}b`, value: [long] }, { key: `${prefix}{one}c`, value: 1 }] }))
     expect(batch.statusCode).toBe(200)
-    const events = await client.waitForCount(3)
-    // On a cluster the three keys may sit in different slots, whose events are not ordered among each other.
-    const byKey = (a: [string, { key: string }], b: [string, { key: string }]) => a[1].key < b[1].key ? -1 : 1
-    expect(events.map(({ event, data }): [string, { key: string }] => [event, JSON.parse(data)]).sort(byKey)).toEqual([
-      ['changed', { key: `${prefix}a`, etag: big.headers.etag }],
-      ['changed', { key: `${prefix}b`, etag: (await get(app, `/docs/${prefix}b`)).headers.etag }],
-      ['put', { key: `${prefix}c`, value: 1, etag: (await get(app, `/docs/${prefix}c`)).headers.etag }]
+    const patched = await send(app, 'PATCH', `/docs/${prefix}{one}a`, JSON.stringify({ more: long }), { 'content-type': 'application/merge-patch+json' })
+    expect(patched.statusCode).toBe(200)
+    const events = await client.waitForCount(4)
+    // The keys share a slot (their hash tag), and so a log, on a cluster too.
+    const byKey = (a: [string, { key: string }], b: [string, { key: string }]) => a[1].key < b[1].key ? -1 : a[1].key > b[1].key ? 1 : 0
+    const etagOf = async (key: string) => (await get(app, `/docs/${key}`)).headers.etag
+    const told = events.map(({ event, data }): [string, { key: string }] => [event, JSON.parse(data)]).sort(byKey)
+    expect(told).toEqual([
+      ['put', { key: `${prefix}{one}a`, value: { long }, etag: big.headers.etag }],
+      // A merge patch records the merged value at its location: here, the whole document.
+      ['put', { key: `${prefix}{one}a`, value: { long, more: long }, etag: patched.headers.etag }],
+      ['put', { key: `${prefix}{one}b`, value: [long], etag: await etagOf(`${prefix}{one}b`) }],
+      ['put', { key: `${prefix}{one}c`, value: 1, etag: await etagOf(`${prefix}{one}c`) }]
     ])
     client.close()
+
+    // A write longer than the log keeps changes of: a stream resumed from before it reads `changed` for the others.
+    const longest = await put(app, `/docs/${prefix}{one}a`, { long: 'ü'.repeat(KEPT_BYTES) })
+    const resumed = await SseClient.open(app, `/docs?prefix=${encodeURIComponent(prefix)}`, { 'last-event-id': start })
+    const again = await resumed.waitForCount(5)
+    expect(again.slice(0, 4).map(({ event, data }): [string, { key: string }] => [event, JSON.parse(data)]).sort(byKey)).toEqual([
+      ['changed', { key: `${prefix}{one}a`, etag: big.headers.etag }],
+      ['changed', { key: `${prefix}{one}a`, etag: patched.headers.etag }],
+      ['changed', { key: `${prefix}{one}b`, etag: await etagOf(`${prefix}{one}b`) }],
+      ['put', { key: `${prefix}{one}c`, value: 1, etag: await etagOf(`${prefix}{one}c`) }]
+    ])
+    expect(again[4]).toMatchObject({ event: 'put', data: JSON.stringify({ key: `${prefix}{one}a`, value: { long: 'ü'.repeat(KEPT_BYTES) }, etag: longest.headers.etag }) })
+    resumed.close()
   })
 })

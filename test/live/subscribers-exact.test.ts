@@ -144,7 +144,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
       const expected = stored.statusCode === 404 ? undefined : stored.json()
       for (const follower of [steady!, dropping!]) {
         expect(follower.subscriber.value, location).toEqual(expected)
-        expect(follower.subscriber.events.map((event) => event.event), location).not.toContain('reset')
+        expect(follower.subscriber.events.map((event) => event.event), `${location}: ${shown(follower.subscriber.events.filter((event) => event.event === 'reset')).join(', ')}`).not.toContain('reset')
         // Each event changes the value: none for a write elsewhere, no delete of what is absent.
         const replay = new Subscriber()
         let before: string | undefined

@@ -25,7 +25,7 @@ export const listSchema = {
     'document under the prefix whose key the credentials may read (the keys a listing would show), as server-sent events ' +
     'each with an `id:` and naming its document: per write, `patch` ({"key", "patch": RFC 6902 operations on the whole ' +
     'document, "etag"}), `put` ({"key","value","etag"}) for a whole document written, `delete` ({"key"}), `changed` ' +
-    '({"key","etag"}) for a write whose changes were longer than EVENTS_MAX_ENTRY_BYTES (GET the document); `reset` ' +
+    '({"key","etag"}) for a write whose changes, longer than EVENTS_MAX_ENTRY_BYTES, are no longer kept (GET the document); `reset` ' +
     '({"reason","reload":true}) when events since Last-Event-ID are no longer kept: reload the documents, the stream goes ' +
     'on from now; `end` ({"reason"}) when the credentials are revoked or expire, or the service shuts down. Lone `id:` ' +
     'lines are heartbeats carrying the position. With EVENTS_FEED_MAXLEN=0, 406.',

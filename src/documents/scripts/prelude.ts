@@ -27,7 +27,7 @@ export const KEPT_CHANGES_SUFFIX = '\u001fchanges'
 export const KEPT_CHANGES_LUA = `'${KEPT_CHANGES_SUFFIX.replace('\u001f', '\\31')}'`
 
 /** The kept changes of a log take at most this many times EVENTS_MAX_ENTRY_BYTES, and always the latest write's. */
-export const KEPT_CHANGES_SHARE = 64
+export const KEPT_CHANGES_SHARE = 1024
 
 export const prelude = ARGUMENT_CURSOR + `
 local function tokensArg()
