@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { connect, JsondocsError, type Change, type PrefixChange } from '../../client/src/index.js'
-import { jsonPatch, patch, put, remove } from '../helpers/app.js'
+import { connectRedis, jsonPatch, patch, put, remove } from '../helpers/app.js'
+import { appendLegacyEntry, nextVersion } from '../helpers/legacy-entry.js'
 import { ADMIN_TOKEN, bearer, tokenFor } from '../access/guarded-app.js'
 import { eventually, listeningApp } from './service.js'
 
@@ -19,6 +20,7 @@ function resumes () {
 
 const resumed = resumes()
 const { app, baseUrl, sockets } = await listeningApp(guarded, { crossCutting: [resumed.plugin] })
+const redis = await connectRedis()
 
 describe('doc.watch', () => {
   it('keeps the value current through patches, puts and a delete, across connections the server cuts, and ends exact', async () => {
@@ -105,14 +107,19 @@ describe('prefix(...).watch', () => {
     await write('users:42:big', { text: 'x'.repeat(20_000) })
     await remove(app, '/docs/users:43:a', bearer(ADMIN_TOKEN))
     await remove(app, '/docs/users:42:a', bearer(ADMIN_TOKEN))
+    // An entry as an earlier release recorded a write too long for it, without its changes: `changed`, and the watch reads the document.
+    const legacy = await write('users:42:legacy', { v: 1 })
+    await appendLegacyEntry(app, redis, 'users:42:legacy', nextVersion(legacy.headers.etag as string))
     const last = (await write('users:42:ready', 0)).headers.etag
 
     await eventually(() => seen.at(-1)?.change.etag === last, 'every change')
     expect(seen.map(({ key, change }) => [key, change.event])).toEqual([
-      ['users:42:a', 'put'], ['users:42:a', 'patch'], ['users:42:old', 'patch'], ['users:42:big', 'changed'], ['users:42:a', 'delete'], ['users:42:ready', 'put']
+      ['users:42:a', 'put'], ['users:42:a', 'patch'], ['users:42:old', 'patch'], ['users:42:big', 'put'], ['users:42:a', 'delete'],
+      ['users:42:legacy', 'put'], ['users:42:legacy', 'changed'], ['users:42:ready', 'put']
     ])
     expect(seen.map(({ value }) => value)).toEqual([
-      { name: 'Ann', tags: ['x'], note }, { name: 'Ann', tags: ['x', 'y'], note }, { name: 'Old', visits: 2, note }, { text: 'x'.repeat(20_000) }, undefined, 0
+      { name: 'Ann', tags: ['x'], note }, { name: 'Ann', tags: ['x', 'y'], note }, { name: 'Old', visits: 2, note }, { text: 'x'.repeat(20_000) }, undefined,
+      { v: 1 }, { v: 1 }, 0
     ])
     expect(new Set(seen.map(({ change }) => change.id)).size).toBe(seen.length)
 
