@@ -4,7 +4,7 @@ import type { BuildOptions } from '../../src/app.js'
 import { buildTestApp, type TestOverrides } from '../helpers/app.js'
 
 /** The service on a loopback port, with its open sockets (to cut them), and its base URL. */
-export async function listeningApp (overrides: TestOverrides = {}, options: BuildOptions = {}): Promise<{ app: FastifyInstance, baseUrl: string, sockets: Set<Socket> }> {
+export async function listeningApp (overrides: TestOverrides = {}, options: BuildOptions = {}): Promise<{ app: FastifyInstance & { keyPrefix: string }, baseUrl: string, sockets: Set<Socket> }> {
   const app = await buildTestApp(overrides, options)
   const sockets = new Set<Socket>()
   app.server.on('connection', (socket: Socket) => {

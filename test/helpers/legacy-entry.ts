@@ -7,7 +7,7 @@ import type { RedisClient } from '../../src/redis/plugin.js'
  * log wrote one for a write whose changes were too long: no changes, `o` '1'. It names the log's entry
  * before it, as every entry does, and the version given. Answers its id.
  */
-export async function appendLegacyEntry (app: FastifyInstance, redis: RedisClient, key: string, version: string): Promise<string> {
+export async function appendLegacyEntry (app: FastifyInstance & { keyPrefix: string }, redis: RedisClient, key: string, version: string): Promise<string> {
   const log = logOf(app, key)
   const [last] = await redis.sendCommand<Array<[string, string[]]>>(['XREVRANGE', log, '+', '-', 'COUNT', '1'])
   return await redis.sendCommand<string>(['XADD', log, '*', 'prev', last?.[0] ?? '0-0', 'k', app.keyPrefix + key, 'p', '0-0', 'v', version, 'o', '1'])
