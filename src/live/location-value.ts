@@ -7,49 +7,62 @@ import { parsePointer } from '../documents/pointer.js'
 import { eventAt, type Change, type LocationEvent } from './changes.js'
 
 const ABSENT = Symbol('absent')
+/** A place whose value a later change below it altered: read by applying those changes to a copy. */
+const STALE = Symbol('stale')
 type Tree = unknown
 
-/** Its JSON text's length, as JSON.stringify writes a member's name. */
-const nameLength = (name: string) => JSON.stringify(name).length
+/** A change a value holds unapplied: the value at tokens replaced (ABSENT: removed). */
+interface Overlay {
+  tokens: readonly string[]
+  value: unknown
+}
+
+/** Changes a value gathers before they are applied to a copy of it: bounds each lookup's work and the value's memory. */
+const MAX_OVERLAYS = 256
 
 /**
- * A location's value at one position of its stream, parsed, with the length of its JSON text. Never changed
- * in place: a patch copies the containers along its paths and shares the rest, so that a write costs what it
- * changed (and what it compares), not the value's size, and every stream holding a value may keep it.
+ * A location's value at one position of its stream: a parsed value never changed in place, and the changes
+ * made since, applied to a copy of it only every MAX_OVERLAYS changes (or when its text is asked for). So a
+ * write costs a stream what the write changed and what it compares (the place it writes), never the value's
+ * size or width, and every stream holding a value may keep it.
  */
 export class LocationValue {
   #text: string | null | undefined
+  #applied: Tree | undefined
 
-  private constructor (private readonly tree: Tree | typeof ABSENT, readonly length: number, text?: string | null) {
+  /** length: the length of its JSON text, as JSON.stringify writes it (kept through every change). */
+  private constructor (private readonly base: Tree, private readonly overlays: readonly Overlay[], readonly length: number, text?: string | null) {
     this.#text = text
   }
 
   /** The value read as JSON text (undefined: absent). */
   static read (json: string | undefined): LocationValue {
-    if (json === undefined) return new LocationValue(ABSENT, 0, null)
-    return LocationValue.of(JSON.parse(json))
+    return LocationValue.of(json === undefined ? undefined : JSON.parse(json))
   }
 
   /** The value as an entry set it (undefined: absent). The value is the entry's, and never changed. */
   static of (value: unknown): LocationValue {
-    if (value === undefined) return new LocationValue(ABSENT, 0, null)
+    if (value === undefined) return new LocationValue(ABSENT, [], 0, null)
     const text = JSON.stringify(value)
-    return new LocationValue(value, text.length, text)
+    return new LocationValue(value, [], text.length, text)
   }
 
   get present (): boolean {
-    return this.tree !== ABSENT
+    return this.base !== ABSENT
   }
 
   /** Its JSON text as JSON.stringify writes its value (two equal values have equal texts), or null when absent. */
   text (): string | null {
-    if (this.#text === undefined) this.#text = JSON.stringify(this.tree)
+    if (this.#text === undefined) this.#text = JSON.stringify(this.value())
     return this.#text
   }
 
-  /** Its parsed value (undefined: absent); never to be changed. */
+  /** Its value (undefined: absent), the changes applied; never to be changed. */
   value (): unknown {
-    return this.tree === ABSENT ? undefined : this.tree
+    if (this.base === ABSENT) return undefined
+    if (this.overlays.length === 0) return this.base
+    this.#applied ??= applied(this.base, this.overlays)
+    return this.#applied
   }
 
   /**
@@ -57,78 +70,161 @@ export class LocationValue {
    * changed it; undefined when the patch does not fit the value (its stream lost track of it).
    */
   patched (patch: readonly Change[]): { after: LocationValue, changed: boolean } | undefined {
-    let tree = this.tree
+    if (this.base === ABSENT) return undefined
+    let base = this.base
+    let overlays = this.overlays
     let length = this.length
     let changed = false
     for (const { op, path, value } of patch) {
       const tokens = parsePointer(path)
-      if (tree === ABSENT || tokens === undefined || tokens.length === 0) return undefined
-      const step = setIn(tree, tokens, op === 'remove' ? ABSENT : value)
-      if (step === undefined) return undefined
-      if (step.delta === undefined) continue
-      tree = step.tree
-      length += step.delta
+      if (tokens === undefined || tokens.length === 0) return undefined
+      const next = op === 'remove' ? ABSENT : value
+      if (!fits(shapeAt(base, overlays, tokens.slice(0, -1)), tokens.at(-1)!, next)) return undefined
+      let now = lookup(base, overlays, tokens)
+      if (now === STALE) now = current(base, overlays, tokens)
+      if (now === STALE) return undefined
+      if (now === next) continue
+      const [before, after] = [now === ABSENT ? '' : JSON.stringify(now), next === ABSENT ? '' : JSON.stringify(next)]
+      if (now !== ABSENT && next !== ABSENT) {
+        if (before === after) continue
+        length += after.length - before.length
+      } else {
+        // A member added or removed: its name, colon and value, and a comma unless it is (or was) the only one.
+        const alone = !hasOtherMember(base, overlays, tokens)
+        length += (now === ABSENT ? 1 : -1) * (JSON.stringify(tokens.at(-1)).length + 1 + (after || before).length + (alone ? 0 : 1))
+      }
       changed = true
+      overlays = [...overlays, { tokens, value: next }]
+      if (overlays.length >= MAX_OVERLAYS) {
+        base = applied(base, overlays)
+        if (base === STALE) return undefined
+        overlays = []
+      }
     }
-    return { after: changed ? new LocationValue(tree, length) : this, changed }
+    return { after: changed ? new LocationValue(base, overlays, length) : this, changed }
   }
+}
+
+function startsWith (tokens: readonly string[], prefix: readonly string[]): boolean {
+  return prefix.length <= tokens.length && prefix.every((token, index) => tokens[index] === token)
+}
+
+/** The value at tokens inside tree (ABSENT when there is none). Digits index arrays; only own members count. */
+function at (tree: Tree, tokens: readonly string[]): unknown {
+  let value = tree
+  for (const token of tokens) {
+    if (Array.isArray(value)) {
+      if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= value.length) return ABSENT
+      value = value[Number(token)]
+    } else if (typeof value === 'object' && value !== null && Object.hasOwn(value, token)) {
+      value = (value as Record<string, unknown>)[token]
+    } else {
+      return ABSENT
+    }
+  }
+  return value
+}
+
+/** The value at tokens as the overlays leave it, or STALE when a later overlay changed a place below it. */
+function lookup (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
+  for (let index = overlays.length - 1; index >= 0; index--) {
+    const overlay = overlays[index]!
+    if (startsWith(tokens, overlay.tokens)) return overlay.value === ABSENT ? ABSENT : at(overlay.value, tokens.slice(overlay.tokens.length))
+    if (startsWith(overlay.tokens, tokens)) return STALE
+  }
+  return at(base, tokens)
+}
+
+/** Per object a value holds (never changed), its members' names: read once, however many changes ask. */
+const membersOf = new WeakMap<object, string[]>()
+
+/** Whether the object holding the member at tokens has another member, the overlays applied. */
+function hasOtherMember (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): boolean {
+  const parentTokens = tokens.slice(0, -1)
+  const name = tokens.at(-1)!
+  // The overlays of the object's own members, newest first, down to one that set the object (or a place above it) whole.
+  const decided = new Set<string>([name])
+  let index = overlays.length - 1
+  for (; index >= 0; index--) {
+    const overlay = overlays[index]!
+    if (startsWith(parentTokens, overlay.tokens)) break
+    if (overlay.tokens.length !== tokens.length || !startsWith(overlay.tokens, parentTokens)) continue
+    const member = overlay.tokens.at(-1)!
+    if (decided.has(member)) continue
+    if (overlay.value !== ABSENT) return true
+    decided.add(member)
+  }
+  const above = overlays[index]
+  const object = above === undefined ? at(base, parentTokens) : above.value === ABSENT ? ABSENT : at(above.value, parentTokens.slice(above.tokens.length))
+  if (typeof object !== 'object' || object === null) return false
+  let names = membersOf.get(object)
+  if (names === undefined) membersOf.set(object, names = Object.keys(object))
+  return names.some((member) => !decided.has(member))
 }
 
 /**
- * The tree with the value at tokens set (ABSENT: removed), copying the containers along the way; delta is
- * how much longer its JSON text grew, undefined when nothing changed. Undefined when a container is missing.
+ * The value at tokens as far as its shape goes (whether it is an object, an array and how long): overlays
+ * below it are left out, since they never change that.
  */
-function setIn (tree: Tree, tokens: readonly string[], value: unknown): { tree: Tree, delta?: number } | undefined {
-  const [token, ...rest] = tokens as [string, ...string[]]
-  if (Array.isArray(tree)) {
-    if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= tree.length) return undefined
-    const index = Number(token)
-    // Elements are never removed one by one (an array that loses one is replaced whole).
-    if (rest.length === 0 && value === ABSENT) return undefined
-    const inner = rest.length === 0 ? replaced(tree[index], value) : setIn(tree[index], rest, value)
-    if (inner === undefined || inner.delta === undefined) return inner
-    const copy = tree.slice()
-    copy[index] = inner.tree
-    return { tree: copy, delta: inner.delta }
+function shapeAt (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
+  for (let index = overlays.length - 1; index >= 0; index--) {
+    const overlay = overlays[index]!
+    if (startsWith(tokens, overlay.tokens)) return overlay.value === ABSENT ? ABSENT : at(overlay.value, tokens.slice(overlay.tokens.length))
   }
-  if (typeof tree !== 'object' || tree === null) return undefined
-  const object = tree as Record<string, unknown>
-  const had = Object.hasOwn(object, token)
-  if (rest.length > 0) {
-    if (!had) return undefined
-    const inner = setIn(object[token], rest, value)
-    if (inner === undefined || inner.delta === undefined) return inner
-    return { tree: withMember(object, token, inner.tree), delta: inner.delta }
-  }
-  if (!had) {
-    if (value === ABSENT) return { tree }
-    const members = Object.keys(object).length
-    return { tree: withMember(object, token, value), delta: nameLength(token) + 1 + JSON.stringify(value).length + (members > 0 ? 1 : 0) }
-  }
-  const inner = replaced(object[token], value)
-  if (inner.delta === undefined) return inner
-  if (value !== ABSENT) return { tree: withMember(object, token, value), delta: inner.delta }
-  const members = Object.keys(object).length
-  return { tree: withMember(object, token, ABSENT), delta: -(nameLength(token) + 1 + JSON.stringify(object[token]).length + (members > 1 ? 1 : 0)) }
+  return at(base, tokens)
 }
 
-/** A value replaced by another (ABSENT: removed): the change in text length, undefined when they are equal. */
-function replaced (old: unknown, value: unknown): { tree: unknown, delta?: number } {
-  if (value === ABSENT) return { tree: ABSENT, delta: 0 }
-  const before = JSON.stringify(old)
-  const after = JSON.stringify(value)
-  return before === after ? { tree: old } : { tree: value, delta: after.length - before.length }
+/** Whether a change fits its parent: a member of an object, or an element of an array replaced (never added or removed). */
+function fits (parent: unknown, name: string, value: unknown): boolean {
+  if (Array.isArray(parent)) return /^(0|[1-9]\d*)$/.test(name) && Number(name) < parent.length && value !== ABSENT
+  return typeof parent === 'object' && parent !== null
 }
 
-/** A copy of the object with one member set (ABSENT: removed), its other members in their order; any name is a member, `__proto__` too. */
-function withMember (object: Record<string, unknown>, name: string, value: unknown): Record<string, unknown> {
-  const copy: Record<string, unknown> = {}
-  for (const key of Object.keys(object)) {
-    if (key === name && value === ABSENT) continue
-    Object.defineProperty(copy, key, { value: key === name ? value : object[key], enumerable: true, writable: true, configurable: true })
+/** The value at tokens with every overlay below it applied, on a copy of that place alone (STALE: they do not fit it). */
+function current (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
+  let from = overlays.length - 1
+  while (from >= 0 && !startsWith(tokens, overlays[from]!.tokens)) from--
+  const above = overlays[from]
+  const start = above === undefined ? at(base, tokens) : above.value === ABSENT ? ABSENT : at(above.value, tokens.slice(above.tokens.length))
+  if (start === ABSENT) return STALE
+  let value: unknown = structuredClone(start)
+  for (const overlay of overlays.slice(from + 1)) {
+    if (!startsWith(overlay.tokens, tokens)) continue
+    value = setInPlace(value, overlay.tokens.slice(tokens.length), copyOf(overlay.value))
+    if (value === STALE) return STALE
   }
-  if (value !== ABSENT && !Object.hasOwn(object, name)) Object.defineProperty(copy, name, { value, enumerable: true, writable: true, configurable: true })
-  return copy
+  return value
+}
+
+/** A copy of tree with the overlays applied, in order (STALE: one does not fit it). */
+function applied (tree: Tree, overlays: readonly Overlay[]): Tree {
+  let value: unknown = structuredClone(tree)
+  for (const overlay of overlays) {
+    value = setInPlace(value, overlay.tokens, copyOf(overlay.value))
+    if (value === STALE) return STALE
+  }
+  return value
+}
+
+/** A value to put in a tree that later changes may alter in place: overlays and entries stay as they are. */
+const copyOf = (value: unknown): unknown => value === ABSENT ? ABSENT : structuredClone(value)
+
+/**
+ * Sets the value at tokens (non-empty) inside a tree the caller owns (ABSENT: removes the member), and
+ * answers the tree; STALE when no container is there. Any name is a member, `__proto__` too.
+ */
+function setInPlace (tree: Tree, tokens: readonly string[], value: unknown): Tree {
+  const parent = at(tree, tokens.slice(0, -1))
+  const name = tokens.at(-1)!
+  if (!fits(parent, name, value)) return STALE
+  if (Array.isArray(parent)) {
+    parent[Number(name)] = value
+    return tree
+  }
+  const object = parent as Record<string, unknown>
+  if (value === ABSENT) Reflect.deleteProperty(object, name)
+  else Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true })
+  return tree
 }
 
 /** What a stream sends for an entry, and what it then knows (undefined: nothing). */

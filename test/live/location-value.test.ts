@@ -33,24 +33,52 @@ function applied (value: unknown, { op, path, value: next }: Change): unknown {
 }
 
 describe('a location\'s value, patched', () => {
-  it('is what the patch makes of it, its text\'s length known, the value before untouched, and unchanged when the patch writes what is there', () => {
-    fc.assert(fc.property(json.filter((value) => places(value).length > 0), fc.nat(), json, fc.boolean(), fc.boolean(), (value, pick, next, removing, same) => {
-      const spots = places(value)
-      const { tokens, element } = spots[pick % spots.length]!
-      const path = formatPointer(tokens)
-      const old = tokens.reduce<unknown>((at, token) => (at as Record<string, unknown>)[token], value)
-      // Elements are replaced, never removed one by one (an array that loses one is replaced whole).
-      const change: Change = removing && !element ? { op: 'remove', path } : { op: 'replace', path, value: same ? old : next }
-      const before = LocationValue.read(JSON.stringify(value))
-      const text = before.text()
-      const result = before.patched([change])!
-      const expected = JSON.stringify(applied(value, change))
-      expect(result.after.text()).toBe(expected)
-      expect(result.after.length).toBe(expected.length)
-      expect(result.changed).toBe(expected !== text)
-      expect(before.text()).toBe(text)
-      expect(JSON.stringify(before.value())).toBe(text)
-    }), { numRuns: 2000 })
+  it('is what each patch makes of it, over many (the changes gathered, then applied), every value before untouched, and unchanged by a patch writing what is there', () => {
+    const step = fc.record({ pick: fc.nat(), next: json, removing: fc.boolean(), same: fc.boolean(), adding: fc.boolean(), member: name })
+    fc.assert(fc.property(json.filter((value) => places(value).length > 0), fc.array(step, { minLength: 1, maxLength: 400, size: 'max' }), (start, steps) => {
+      let model: unknown = start
+      let value = LocationValue.read(JSON.stringify(start))
+      const seen: Array<[LocationValue, string]> = []
+      for (const { pick, next, removing, same, adding, member } of steps) {
+        const spots = places(model)
+        if (spots.length === 0) break
+        const { tokens, element } = spots[pick % spots.length]!
+        const path = formatPointer(tokens)
+        const old = tokens.reduce<unknown>((at, token) => (at as Record<string, unknown>)[token], model)
+        // Elements are replaced, never removed one by one (an array that loses one is replaced whole).
+        const object = typeof old === 'object' && old !== null && !Array.isArray(old)
+        // Members added to an object (any name, whether it had members or not), removed, or replaced.
+        const change: Change = adding && object
+          ? { op: 'add', path: formatPointer([...tokens, member]), value: next }
+          : removing && !element ? { op: 'remove', path } : { op: 'replace', path, value: same ? old : next }
+        const text = JSON.stringify(model)
+        const result = value.patched([change])!
+        model = applied(model, change)
+        const expected = JSON.stringify(model)
+        expect(result.changed).toBe(expected !== text)
+        seen.push([value, text])
+        value = result.after
+        expect(value.length).toBe(expected.length)
+        expect(value.text()).toBe(expected)
+      }
+      for (const [before, text] of seen) expect(before.text()).toBe(text)
+    }), { numRuns: 60 })
+  })
+
+  it('applies its changes when it has gathered many, inside places written before and whole places after parts of them', () => {
+    let value = LocationValue.read('{"a":{"b":{"n":0}},"list":[0,0,0]}')
+    const model = { a: { b: { n: 0 } as Record<string, unknown> }, list: [0, 0, 0] }
+    for (let step = 1; step <= 1000; step++) {
+      const change: Change = step % 7 === 0
+        ? { op: 'replace', path: '/a/b', value: { n: step, m: { deep: step } } }
+        : step % 3 === 0 ? { op: 'replace', path: `/list/${step % 3}`, value: step } : { op: 'add', path: `/a/b/k${step % 5}`, value: [step] }
+      value = value.patched([change])!.after
+      if (change.path === '/a/b') model.a.b = change.value as Record<string, unknown>
+      else if (change.path.startsWith('/list/')) model.list[step % 3] = step
+      else model.a.b[`k${step % 5}`] = [step]
+    }
+    expect(value.text()).toBe(JSON.stringify(model))
+    expect(value.length).toBe(JSON.stringify(model).length)
   })
 
   it('adds a member that was not there, whatever its name', () => {
@@ -64,12 +92,18 @@ describe('a location\'s value, patched', () => {
     }
   })
 
-  it('loses track (undefined) when the patch does not fit it: no container on the way, an element removed', () => {
+  it('loses track (undefined) when the patch does not fit it: no container on the way, an element added or removed', () => {
     const before = LocationValue.read('{"a":[1,2],"s":"x"}')
     expect(before.patched([{ op: 'replace', path: '/b/c', value: 1 }])).toBeUndefined()
     expect(before.patched([{ op: 'replace', path: '/s/c', value: 1 }])).toBeUndefined()
     expect(before.patched([{ op: 'replace', path: '/a/2', value: 1 }])).toBeUndefined()
     expect(before.patched([{ op: 'remove', path: '/a/0' }])).toBeUndefined()
+    // The same after changes gathered on the way.
+    const changed = before.patched([{ op: 'replace', path: '/a/0', value: { n: 1 } }, { op: 'remove', path: '/s' }])!.after
+    expect(changed.patched([{ op: 'replace', path: '/s/c', value: 1 }])).toBeUndefined()
+    expect(changed.patched([{ op: 'replace', path: '/a/2', value: 1 }])).toBeUndefined()
+    expect(changed.patched([{ op: 'replace', path: '/a/0/n/m', value: 1 }])).toBeUndefined()
+    expect(changed.patched([{ op: 'replace', path: '/a/0/m', value: 1 }])!.after.text()).toBe('{"a":[{"n":1,"m":1},2]}')
   })
 })
 
@@ -89,5 +123,7 @@ describe('an entry at a location of a value of any size', () => {
   it('sends the value instead of a patch longer than it', () => {
     const rewrites: Change[] = Array.from({ length: 20 }, (_, index) => ({ op: 'replace', path: '/n', value: index }))
     expect(translate([], rewrites, undefined, LocationValue.of({ n: 0 })).event).toEqual({ kind: 'put', value: { n: 19 } })
+    const other: Change[] = [{ op: 'add', path: '/m', value: 'x'.repeat(50) }]
+    expect(translate([], other, undefined, LocationValue.of({})).event).toEqual({ kind: 'put', value: { m: 'x'.repeat(50) } })
   })
 })
