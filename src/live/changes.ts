@@ -29,10 +29,11 @@ export type LocationEvent =
   | { kind: 'delete' }
   | { kind: 'none' }
 
-const ABSENT = Symbol('absent')
+/** No value: a member or element that is not there. */
+export const ABSENT = Symbol('absent')
 
-/** The value at tokens inside value, or ABSENT. Digits index arrays; '-' names nothing. */
-function valueAt (value: unknown, tokens: readonly string[]): unknown {
+/** The value at tokens inside value, or ABSENT. Digits index arrays; '-' names nothing; only own members count. */
+export function valueAt (value: unknown, tokens: readonly string[]): unknown {
   let current = value
   for (const token of tokens) {
     if (Array.isArray(current)) {
@@ -75,7 +76,8 @@ export function applyChanges (document: unknown, changes: readonly Change[]): un
   return root === ABSENT ? undefined : root
 }
 
-function startsWith (tokens: readonly string[], prefix: readonly string[]): boolean {
+/** Whether tokens start with prefix (a pointer at or below another). */
+export function startsWith (tokens: readonly string[], prefix: readonly string[]): boolean {
   return prefix.length <= tokens.length && prefix.every((token, index) => tokens[index] === token)
 }
 

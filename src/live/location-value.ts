@@ -4,9 +4,8 @@
  * (resumed from a position whose value could not be worked out) sends what the entry says.
  */
 import { parsePointer } from '../documents/pointer.js'
-import { eventAt, type Change, type LocationEvent } from './changes.js'
+import { ABSENT, eventAt, startsWith, valueAt, type Change, type LocationEvent } from './changes.js'
 
-const ABSENT = Symbol('absent')
 /** A place whose value a later change below it altered: read by applying those changes to a copy. */
 const STALE = Symbol('stale')
 type Tree = unknown
@@ -105,34 +104,19 @@ export class LocationValue {
   }
 }
 
-function startsWith (tokens: readonly string[], prefix: readonly string[]): boolean {
-  return prefix.length <= tokens.length && prefix.every((token, index) => tokens[index] === token)
-}
-
-/** The value at tokens inside tree (ABSENT when there is none). Digits index arrays; only own members count. */
-function at (tree: Tree, tokens: readonly string[]): unknown {
-  let value = tree
-  for (const token of tokens) {
-    if (Array.isArray(value)) {
-      if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= value.length) return ABSENT
-      value = value[Number(token)]
-    } else if (typeof value === 'object' && value !== null && Object.hasOwn(value, token)) {
-      value = (value as Record<string, unknown>)[token]
-    } else {
-      return ABSENT
-    }
-  }
-  return value
+/** The value at tokens inside what an overlay set (tokens at or below its own), or ABSENT. */
+function within (overlay: Overlay, tokens: readonly string[]): unknown {
+  return overlay.value === ABSENT ? ABSENT : valueAt(overlay.value, tokens.slice(overlay.tokens.length))
 }
 
 /** The value at tokens as the overlays leave it, or STALE when a later overlay changed a place below it. */
 function lookup (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
   for (let index = overlays.length - 1; index >= 0; index--) {
     const overlay = overlays[index]!
-    if (startsWith(tokens, overlay.tokens)) return overlay.value === ABSENT ? ABSENT : at(overlay.value, tokens.slice(overlay.tokens.length))
+    if (startsWith(tokens, overlay.tokens)) return within(overlay, tokens)
     if (startsWith(overlay.tokens, tokens)) return STALE
   }
-  return at(base, tokens)
+  return valueAt(base, tokens)
 }
 
 /** Per object a value holds (never changed), its members' names: read once, however many changes ask. */
@@ -155,7 +139,7 @@ function hasOtherMember (base: Tree, overlays: readonly Overlay[], tokens: reado
     decided.add(member)
   }
   const above = overlays[index]
-  const object = above === undefined ? at(base, parentTokens) : above.value === ABSENT ? ABSENT : at(above.value, parentTokens.slice(above.tokens.length))
+  const object = above === undefined ? valueAt(base, parentTokens) : within(above, parentTokens)
   if (typeof object !== 'object' || object === null) return false
   let names = membersOf.get(object)
   if (names === undefined) membersOf.set(object, names = Object.keys(object))
@@ -169,9 +153,9 @@ function hasOtherMember (base: Tree, overlays: readonly Overlay[], tokens: reado
 function shapeAt (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
   for (let index = overlays.length - 1; index >= 0; index--) {
     const overlay = overlays[index]!
-    if (startsWith(tokens, overlay.tokens)) return overlay.value === ABSENT ? ABSENT : at(overlay.value, tokens.slice(overlay.tokens.length))
+    if (startsWith(tokens, overlay.tokens)) return within(overlay, tokens)
   }
-  return at(base, tokens)
+  return valueAt(base, tokens)
 }
 
 /** Whether a change fits its parent: a member of an object, or an element of an array replaced (never added or removed). */
@@ -185,7 +169,7 @@ function current (base: Tree, overlays: readonly Overlay[], tokens: readonly str
   let from = overlays.length - 1
   while (from >= 0 && !startsWith(tokens, overlays[from]!.tokens)) from--
   const above = overlays[from]
-  const start = above === undefined ? at(base, tokens) : above.value === ABSENT ? ABSENT : at(above.value, tokens.slice(above.tokens.length))
+  const start = above === undefined ? valueAt(base, tokens) : within(above, tokens)
   if (start === ABSENT) return STALE
   let value: unknown = structuredClone(start)
   for (const overlay of overlays.slice(from + 1)) {
@@ -214,7 +198,7 @@ const copyOf = (value: unknown): unknown => value === ABSENT ? ABSENT : structur
  * answers the tree; STALE when no container is there. Any name is a member, `__proto__` too.
  */
 function setInPlace (tree: Tree, tokens: readonly string[], value: unknown): Tree {
-  const parent = at(tree, tokens.slice(0, -1))
+  const parent = valueAt(tree, tokens.slice(0, -1))
   const name = tokens.at(-1)!
   if (!fits(parent, name, value)) return STALE
   if (Array.isArray(parent)) {
