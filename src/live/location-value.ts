@@ -239,6 +239,7 @@ export function translate (location: readonly string[], changes: readonly Change
   }
   if (event.kind === 'none') return { event, after: before }
   const after = LocationValue.of(event.kind === 'put' ? event.value : undefined)
-  if (before !== undefined && before.text() === after.text()) return { event: { kind: 'none' }, after: before }
+  // Texts of different lengths differ: only values as long as the one before are written out to compare.
+  if (before !== undefined && before.length === after.length && before.text() === after.text()) return { event: { kind: 'none' }, after: before }
   return { event, after }
 }
