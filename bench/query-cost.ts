@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util'
 import { createClient } from 'redis'
 import { directLoad, HttpLoadProcess, type Measurement } from './lib/load.js'
 import { startService } from './lib/processes.js'
-import { commandLines, costOf, phaseHeading } from './lib/redis-stats.js'
+import { commandLines, costOf, cpuPerRequest, phaseHeading } from './lib/redis-stats.js'
 import { AGGREGATED, COLLECTION, INDEX, prepare } from './scenarios/queries.js'
 
 const { values } = parseArgs({
@@ -67,11 +67,9 @@ try {
   await load.run(service.url, [post('aggregate', aggregation)], { ...options, maxRequests: 100 })
   const only = values.only === undefined ? undefined : new RegExp(values.only)
   for (const phase of phases.filter(({ name }) => only?.test(name) ?? true)) {
-    const { measured, redisCpu: cpu, serviceCpu, stats } = await costOf(client, service.pid, phase.run)
-    const n = measured.requests
-    process.stdout.write(phaseHeading(phase.name, measured) +
-      `  Redis CPU ${(cpu / n).toFixed(1)} µs per request` + (phase.service === true ? `; service CPU ${(serviceCpu / n).toFixed(1)} µs` : '') + '\n')
-    process.stdout.write(commandLines(stats, n))
+    const cost = await costOf(client, service.pid, phase.run)
+    process.stdout.write(phaseHeading(phase.name, cost.measured) + cpuPerRequest(cost, phase.service === true) + '\n')
+    process.stdout.write(commandLines(cost.stats, cost.measured.requests))
   }
 } finally {
   load.stop()

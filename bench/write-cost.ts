@@ -16,7 +16,7 @@ import { nestedObject } from './fixtures.js'
 import { directLoad, HttpLoadProcess } from './lib/load.js'
 import { startService } from './lib/processes.js'
 import { putDocuments } from './lib/put-documents.js'
-import { commandLines, costOf, phaseHeading } from './lib/redis-stats.js'
+import { commandLines, costOf, cpuPerRequest, phaseHeading } from './lib/redis-stats.js'
 import { docPath } from './scenarios/scenario.js'
 
 const { values } = parseArgs({
@@ -55,14 +55,13 @@ try {
   await load.run(service.url, [put], { ...options, maxRequests: 2000 })
   await load.run(service.url, [incr], { ...options, maxRequests: 2000 })
   for (const phase of phases) {
-    const { measured, redisCpu: cpu, serviceCpu, stats } = await costOf(client, service.pid, phase.run)
+    const cost = await costOf(client, service.pid, phase.run)
+    const { measured, stats } = cost
     const n = measured.requests
     const inner = [...stats].filter(([name]) => name !== 'fcall')
     const perRequest = inner.reduce((sum, [, s]) => sum + s.calls, 0) / n
     const fcall = stats.get('fcall')
-    process.stdout.write(phaseHeading(phase.name, measured) +
-      `  Redis CPU ${(cpu / n).toFixed(1)} µs per request` +
-      (phase.name.startsWith('service') ? `; service CPU ${(serviceCpu / n).toFixed(1)} µs` : '') +
+    process.stdout.write(phaseHeading(phase.name, measured) + cpuPerRequest(cost, phase.name.startsWith('service')) +
       (fcall ? `; FCALL ${(fcall.usec / fcall.calls).toFixed(1)} µs per call` : '') +
       `; ${perRequest.toFixed(2)} commands per request${fcall ? ' inside the script' : ''}\n`)
     process.stdout.write(commandLines(stats, n))

@@ -50,3 +50,9 @@ export function commandLines (stats: CommandStats, requests: number): string {
 export function phaseHeading (name: string, measured: Measurement): string {
   return `\n${name}: ${measured.requests} in ${measured.seconds.toFixed(2)} s (${Math.round(measured.rate)}/s, non-2xx ${JSON.stringify(measured.non2xx)})\n`
 }
+
+/** What a phase cost Redis per request, and the service too when it ran one. */
+export function cpuPerRequest ({ measured, redisCpu, serviceCpu }: PhaseCost<Measurement>, withService: boolean): string {
+  const n = measured.requests
+  return `  Redis CPU ${(redisCpu / n).toFixed(1)} µs per request` + (withService ? `; service CPU ${(serviceCpu / n).toFixed(1)} µs` : '')
+}
