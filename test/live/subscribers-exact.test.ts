@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { randomUUID } from 'node:crypto'
-import { buildTestApp, get, patch, put, remove, testConfig, uniqueKey } from '../helpers/app.js'
+import { buildTestApp, get, jsonPatch, patch, put, remove, testConfig, uniqueKey } from '../helpers/app.js'
 import { applyPatch, SseClient, Subscriber, until, type SseEvent } from '../helpers/sse.js'
 
 type Json = Parameters<typeof applyPatch>[0]
@@ -99,7 +99,7 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
       const short = (follower: Follower<unknown>) => follower.dropping ? follower.drops < 3 : follower.client.events.length < 6
       for (let step = 0; step < 30 || (step < 600 && followers.some(short)); step++) {
         const key = `/docs/${encodeURIComponent(keys[Math.floor(random() * keys.length)]!)}`
-        switch (Math.floor(random() * 11)) {
+        switch (Math.floor(random() * 12)) {
           case 0: await patch(instance, doc, { x: step }); break
           case 1: await put(instance, `${doc}/profile/stats/n`, side * 100 + step).catch(() => undefined); break
           case 2: await (step % 2 === 0 ? remove(instance, `${doc}/profile/stats`) : put(instance, `${doc}/profile/stats`, null).catch(() => undefined)); break
@@ -111,6 +111,8 @@ describe('six subscribers (a document, a location, a prefix; each steady and dro
           // Changes longer than an entry carries (EVENTS_MAX_ENTRY_BYTES), elsewhere and at the location.
           case 8: await patch(instance, doc, { x: `${step}`.padEnd(20_000, 'é') }); break
           case 9: await put(instance, `${doc}/profile/stats`, { n: step, long: 'ü'.repeat(10_000) }).catch(() => undefined); break
+          // One long entry with a short change at the location beside a long one elsewhere (refused, changing nothing, when the location is gone).
+          case 10: await jsonPatch(instance, doc, [{ op: 'replace', path: '/x', value: 'ß'.repeat(10_000) }, { op: 'replace', path: '/profile/stats/n', value: step % 2 }]); break
           default: await put(instance, key, { side, step, list: [] })
         }
       }
