@@ -99,19 +99,38 @@ async function startOne (environment: Environment): Promise<Started> {
   return { info: (message) => log.info(message), error: (err, message) => log.error({ err }, message), close: () => server.close() }
 }
 
+/** How long closing may take (requests finishing, connections closing, Redis flushing) before the process exits with status 1. */
+const CLOSE_GRACE_MS = 10_000
+
+async function withinGrace (closing: Promise<void>, log: (message: string) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`closing took longer than ${CLOSE_GRACE_MS} ms`)), CLOSE_GRACE_MS)
+  })
+  try {
+    await Promise.race([closing, late])
+  } catch (error) {
+    log((error as Error).message)
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 async function main (): Promise<void> {
   const starting = Promise.resolve().then(() => {
     const environment = loadEnvironment()
     return cluster.isPrimary && environment.WORKERS > 1 ? startPrimary(environment) : startOne(environment)
   })
   // Installed before starting: a signal that arrives while Redis or the app is still starting waits for
-  // the start to finish, then stops both, rather than killing the process and orphaning its Redis.
-  const grace = closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  // the start to finish (each of its steps is bounded), then stops both, rather than killing the process
+  // and orphaning its Redis. The grace for closing counts from then, so a slow start does not spend it.
+  const grace = closeWithGrace({ delay: null }, async ({ signal, err }) => {
     const started = await starting.catch(() => undefined)
     if (started === undefined) process.exit(1)
     if (err) started.error(err, 'closing after an uncaught error')
     else started.info(`closing on ${signal}`)
-    await started.close()
+    await withinGrace(started.close(), (message) => started.info(message))
   })
   try {
     await starting
