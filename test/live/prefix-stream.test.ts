@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
 import { applyPatch, expectFullThenShutdown, SseClient, until, type SseEvent } from '../helpers/sse.js'
+import { inOneWindow } from '../helpers/window.js'
 import { CLUSTER_POLL_MS, SLOT_FEEDS_PER_CALL } from '../../src/live/cluster-feed.js'
-import { TOO_FAR } from '../../src/live/catch-up.js'
+import { CATCH_UP_WINDOW_MS, TOO_FAR } from '../../src/live/catch-up.js'
 import { compareIds } from '../../src/live/feed.js'
 import { scriptCalls, type ScriptCall } from '../../src/redis/lua-script.js'
 import { tagOfSlot } from '../../src/redis/slots.js'
@@ -190,27 +191,29 @@ describe('resuming a prefix stream', () => {
   })
 
   it.skipIf(onCluster)('catching up far behind: reads beyond the first are charged to the credentials, past STREAM_CATCH_UP_READS a reset', async () => {
-    const budgeted = await buildTestApp({ streams: { heartbeatMs: 15_000, max: 100, ticketTtlMs: 60_000, catchUpReads: 2 } })
-    const prefix = `${uniqueKey('c')}:`
-    const first = await openPrefix(budgeted, prefix)
-    const start = first.lastId!
-    first.close()
-    const items = Array.from({ length: 350 }, (_, index) => ({ key: `${prefix}${String(index).padStart(3, '0')}`, value: index }))
-    expect((await send(budgeted, 'POST', '/batch/write', JSON.stringify({ items }))).statusCode).toBe(200)
-    // Pages of 100: the first is free, two more are charged, the fourth is refused.
-    const far = await openPrefix(budgeted, prefix, { 'last-event-id': start })
-    const reset = await far.waitFor((event) => event.event === 'reset')
-    expect(JSON.parse(reset.data)).toEqual({ reason: TOO_FAR, reload: true })
-    expect(far.events.slice(0, -1).map((event) => JSON.parse(event.data).value)).toEqual(items.slice(0, 300).map((item) => item.value))
-    // The budget is the credentials', not the connection's: the next catch-up gets its free page only.
-    const again = await openPrefix(budgeted, prefix, { 'last-event-id': start })
-    await again.waitFor((event) => event.event === 'reset')
-    expect(again.events.filter((event) => event.event === 'put')).toHaveLength(100)
-    // A stream resuming less than a page behind costs nothing, budget spent or not.
-    const near = await openPrefix(budgeted, prefix, { 'last-event-id': far.events[299]!.id! })
-    await near.waitForCount(50)
-    expect(near.events.map((event) => event.event)).toEqual(Array(50).fill('put'))
-    for (const client of [far, again, near]) client.close()
+    await inOneWindow(CATCH_UP_WINDOW_MS, async () => {
+      const budgeted = await buildTestApp({ streams: { heartbeatMs: 15_000, max: 100, ticketTtlMs: 60_000, catchUpReads: 2 } })
+      const prefix = `${uniqueKey('c')}:`
+      const first = await openPrefix(budgeted, prefix)
+      const start = first.lastId!
+      first.close()
+      const items = Array.from({ length: 350 }, (_, index) => ({ key: `${prefix}${String(index).padStart(3, '0')}`, value: index }))
+      expect((await send(budgeted, 'POST', '/batch/write', JSON.stringify({ items }))).statusCode).toBe(200)
+      // Pages of 100: the first is free, two more are charged, the fourth is refused.
+      const far = await openPrefix(budgeted, prefix, { 'last-event-id': start })
+      const reset = await far.waitFor((event) => event.event === 'reset')
+      expect(JSON.parse(reset.data)).toEqual({ reason: TOO_FAR, reload: true })
+      expect(far.events.slice(0, -1).map((event) => JSON.parse(event.data).value)).toEqual(items.slice(0, 300).map((item) => item.value))
+      // The budget is the credentials', not the connection's: the next catch-up gets its free page only.
+      const again = await openPrefix(budgeted, prefix, { 'last-event-id': start })
+      await again.waitFor((event) => event.event === 'reset')
+      expect(again.events.filter((event) => event.event === 'put')).toHaveLength(100)
+      // A stream resuming less than a page behind costs nothing, budget spent or not.
+      const near = await openPrefix(budgeted, prefix, { 'last-event-id': far.events[299]!.id! })
+      await near.waitForCount(50)
+      expect(near.events.map((event) => event.event)).toEqual(Array(50).fill('put'))
+      for (const client of [far, again, near]) client.close()
+    })
   })
 
   // On one Redis a position is an entry of the feed (another is a gap: reset); on a cluster, any position is exact.
