@@ -2,6 +2,7 @@
 // Usage: node scripts/failed-tests.mjs <title> <report.json>
 import { readFileSync } from 'node:fs'
 import { relative } from 'node:path'
+import process from 'node:process'
 
 const MESSAGE_LINES = 6
 
@@ -12,12 +13,16 @@ for (const file of report.testResults ?? []) {
   const path = relative(process.cwd(), file.name)
   const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed')
   if (failed.length === 0 && file.status === 'failed') {
-    console.log(`${title}: ${path}: ${firstLines(file.message ?? 'the file failed to run')}`)
+    say(`${title}: ${path}: ${firstLines(file.message ?? 'the file failed to run')}`)
   }
   for (const test of failed) {
-    console.log(`${title}: ${path} > ${test.fullName}`)
-    for (const message of test.failureMessages ?? []) console.log(indent(firstLines(message)))
+    say(`${title}: ${path} > ${test.fullName}`)
+    for (const message of test.failureMessages ?? []) say(indent(firstLines(message)))
   }
+}
+
+function say(line) {
+  process.stdout.write(`${line}\n`)
 }
 
 function firstLines(text) {
