@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, expectForbidden, expectUnauthorized, tokenFor } from '../../access/guarded-app.js'
 import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
-import { query, shortQuery, type Page } from './helpers.js'
+import { INDEX_READY_MS, query, shortQuery, type Page } from './helpers.js'
 
 const app = await buildGuardedApp()
 const admin = bearer(ADMIN_TOKEN)
@@ -17,7 +17,7 @@ const documents = [
 ]
 for (const [key, value] of documents) expect((await put(app, `/docs/${encodeURIComponent(key)}`, value, admin)).statusCode).toBe(201)
 expect([200, 202]).toContain((await put(app, '/collections/users/index', { fields }, admin)).statusCode)
-await eventually(async () => (await get(app, '/collections/users/index', admin)).json().state === 'ready')
+await eventually(async () => (await get(app, '/collections/users/index', admin)).json().state === 'ready', INDEX_READY_MS)
 
 async function everyKey (token: string, body: Record<string, unknown>) {
   const keys: string[] = []

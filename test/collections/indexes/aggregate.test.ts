@@ -3,7 +3,7 @@ import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../../access/gua
 import { buildTestApp, get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { referenceAggregate, type AggregateBody, type Group, type Metric } from './aggregate-reference.js'
-import { indexReady, refusedForUnsearchable } from './helpers.js'
+import { INDEX_READY_MS, indexReady, refusedForUnsearchable } from './helpers.js'
 import { FIELDS, random, randomFilter, uniqueDocs, WIDE } from './random-queries.js'
 import { comparedTags, matches, type Doc } from './reference.js'
 
@@ -28,7 +28,7 @@ async function load (collection: string, docs: readonly Doc[]) {
   for (const doc of docs) expect((await put(app, `/docs/${encodeURIComponent(doc.key)}`, doc.value, admin)).statusCode).toBeLessThan(300)
   const url = `/collections/${encodeURIComponent(collection)}/index`
   expect([200, 202]).toContain((await put(app, url, { fields: FIELDS }, admin)).statusCode)
-  await eventually(async () => (await get(app, url, admin)).json().state === 'ready')
+  await eventually(async () => (await get(app, url, admin)).json().state === 'ready', INDEX_READY_MS)
 }
 
 function randomBody (rng: ReturnType<typeof random>): AggregateBody {

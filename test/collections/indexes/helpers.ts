@@ -4,12 +4,18 @@ import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
 import { holdsUnsearchable, type Doc } from './reference.js'
 
+/**
+ * How long an index may take to be ready. RediSearch builds one by scanning its master's whole keyspace,
+ * which the suite's other files fill as they run: with three files at once on a cluster, builds took over 10 s.
+ */
+export const INDEX_READY_MS = 20_000
+
 /** Declares a collection's index and waits, with a bound, until it reports ready. */
 export async function indexReady (app: FastifyInstance, collection: string, fields: unknown[]): Promise<void> {
   const url = `/collections/${encodeURIComponent(collection)}/index`
   const declared = await put(app, url, { fields })
   expect([200, 202], declared.body).toContain(declared.statusCode)
-  await eventually(async () => (await get(app, url)).json().state === 'ready')
+  await eventually(async () => (await get(app, url)).json().state === 'ready', INDEX_READY_MS)
 }
 
 export interface Page {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, bearer, buildGuardedApp, tokenFor } from '../../access/guarded-app.js'
 import { get, put } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
-import { query, refusedForUnsearchable, type Page } from './helpers.js'
+import { INDEX_READY_MS, query, refusedForUnsearchable, type Page } from './helpers.js'
 import { FIELDS, random, randomFilter, randomSort, uniqueDocs, WIDE } from './random-queries.js'
 import { comparedTags, matches, ordered } from './reference.js'
 
@@ -22,7 +22,7 @@ describe('queries through read scopes agree with the reference evaluator over th
     const docs = uniqueDocs(rng, collection, 150, WIDE)
     for (const doc of docs) expect((await put(app, `/docs/${encodeURIComponent(doc.key)}`, doc.value, admin)).statusCode).toBeLessThan(300)
     expect([200, 202]).toContain((await put(app, `/collections/${collection}/index`, { fields: FIELDS }, admin)).statusCode)
-    await eventually(async () => (await get(app, `/collections/${collection}/index`, admin)).json().state === 'ready')
+    await eventually(async () => (await get(app, `/collections/${collection}/index`, admin)).json().state === 'ready', INDEX_READY_MS)
     // Prefixes with characters RediSearch's expressions treat specially, and one that stops inside a key part.
     const prefixes = ['a', '日', '\\', '"q', '{x'].map((part) => `${collection}:${part}`)
     const { token } = await tokenFor(app, prefixes.map((prefix) => ({ prefix, rights: ['read'] })))
