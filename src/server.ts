@@ -102,15 +102,16 @@ async function startOne (environment: Environment): Promise<Started> {
 /** How long closing may take (requests finishing, connections closing, Redis flushing) before the process exits with status 1. */
 const CLOSE_GRACE_MS = 10_000
 
-async function withinGrace (closing: Promise<void>, log: (message: string) => void): Promise<void> {
+/** Closes what was started within CLOSE_GRACE_MS; logs why it could not, and throws (close-with-grace then exits with 1). */
+async function closeWithin (started: Started): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`closing took longer than ${CLOSE_GRACE_MS} ms`)), CLOSE_GRACE_MS)
   })
   try {
-    await Promise.race([closing, late])
+    await Promise.race([started.close(), late])
   } catch (error) {
-    log((error as Error).message)
+    started.error(error as Error, 'could not close')
     throw error
   } finally {
     clearTimeout(timer)
@@ -130,7 +131,7 @@ async function main (): Promise<void> {
     if (started === undefined) process.exit(1)
     if (err) started.error(err, 'closing after an uncaught error')
     else started.info(`closing on ${signal}`)
-    await withinGrace(started.close(), (message) => started.info(message))
+    await closeWithin(started)
   })
   try {
     await starting
