@@ -7,7 +7,7 @@ import { provisionedBinaries } from '../../src/redis/local-server.js'
 import { SLOTS } from '../../src/redis/slots.js'
 import { whenDone } from './cleanup.js'
 import { eventually } from './local-redis.js'
-import { freePort } from './ports.js'
+import { clusterPort } from './ports.js'
 import { provisionLocalRedis } from './provision.js'
 
 export interface ClusterNode {
@@ -48,7 +48,7 @@ export async function launchLocalCluster ({ masters = 3, replicas = 0, nodeTimeo
   }
   try {
     for (let index = 0; index < masters * (1 + replicas); index++) {
-      const port = await freePort()
+      const port = await clusterPort()
       const child = spawn(provisionedBinaries.server, [
         '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes',
         '--cluster-config-file', `${port}.conf`, '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '',
