@@ -67,10 +67,14 @@ export async function launchLocalCluster ({ masters = 3, replicas = 0, nodeTimeo
       await Promise.all(clients.slice(0, masters).map((client, index) =>
         client.sendCommand(['CLUSTER', 'ADDSLOTSRANGE', String(index * share), String(Math.min(SLOTS, (index + 1) * share) - 1)])))
       for (const { port } of servers.slice(1)) await clients[0]!.sendCommand(['CLUSTER', 'MEET', '127.0.0.1', String(port)])
+      let states: string[] = []
       await eventually(async () => {
-        const states = await Promise.all(clients.map((client) => client.sendCommand<string>(['CLUSTER', 'INFO'])))
+        states = await Promise.all(clients.map((client) => client.sendCommand<string>(['CLUSTER', 'INFO'])))
         return states.every((info) => /cluster_state:ok/.test(info) && new RegExp(`cluster_known_nodes:${servers.length}\\b`).test(info))
-      }, 20_000)
+      }, 20_000).catch((error: Error) => {
+        const seen = states.map((info, index) => `${servers[index]!.port}: ${info.match(/cluster_state:\w+|cluster_known_nodes:\d+|cluster_slots_fail:\d+/g)?.join(' ')}`)
+        throw new Error(`${error.message}: the cluster did not form (${seen.join('; ')})`)
+      })
       const ids = await Promise.all(clients.map((client) => client.sendCommand<string>(['CLUSTER', 'MYID'])))
       await Promise.all(servers.map(async (server, index) => {
         if (server.replicaOf === undefined) return
