@@ -109,6 +109,18 @@ function within (overlay: Overlay, tokens: readonly string[]): unknown {
   return overlay.value === ABSENT ? ABSENT : valueAt(overlay.value, tokens.slice(overlay.tokens.length))
 }
 
+/** The index of the newest overlay that set tokens or a place holding it (-1: none). */
+function newestAbove (overlays: readonly Overlay[], tokens: readonly string[]): number {
+  let index = overlays.length - 1
+  while (index >= 0 && !startsWith(tokens, overlays[index]!.tokens)) index--
+  return index
+}
+
+/** The value at tokens as the overlay that set it or a place holding it left it (undefined: none, the base's). */
+function valueFrom (base: Tree, above: Overlay | undefined, tokens: readonly string[]): unknown {
+  return above === undefined ? valueAt(base, tokens) : within(above, tokens)
+}
+
 /** The value at tokens as the overlays leave it, or STALE when a later overlay changed a place below it. */
 function lookup (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
   for (let index = overlays.length - 1; index >= 0; index--) {
@@ -138,8 +150,7 @@ function hasOtherMember (base: Tree, overlays: readonly Overlay[], tokens: reado
     if (overlay.value !== ABSENT) return true
     decided.add(member)
   }
-  const above = overlays[index]
-  const object = above === undefined ? valueAt(base, parentTokens) : within(above, parentTokens)
+  const object = valueFrom(base, overlays[index], parentTokens)
   if (typeof object !== 'object' || object === null) return false
   let names = membersOf.get(object)
   if (names === undefined) membersOf.set(object, names = Object.keys(object))
@@ -151,11 +162,7 @@ function hasOtherMember (base: Tree, overlays: readonly Overlay[], tokens: reado
  * below it are left out, since they never change that.
  */
 function shapeAt (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
-  for (let index = overlays.length - 1; index >= 0; index--) {
-    const overlay = overlays[index]!
-    if (startsWith(tokens, overlay.tokens)) return within(overlay, tokens)
-  }
-  return valueAt(base, tokens)
+  return valueFrom(base, overlays[newestAbove(overlays, tokens)], tokens)
 }
 
 /** Whether a change fits its parent: a member of an object, or an element of an array replaced (never added or removed). */
@@ -166,10 +173,8 @@ function fits (parent: unknown, name: string, value: unknown): boolean {
 
 /** The value at tokens with every overlay below it applied, on a copy of that place alone (STALE: they do not fit it). */
 function current (base: Tree, overlays: readonly Overlay[], tokens: readonly string[]): unknown {
-  let from = overlays.length - 1
-  while (from >= 0 && !startsWith(tokens, overlays[from]!.tokens)) from--
-  const above = overlays[from]
-  const start = above === undefined ? valueAt(base, tokens) : within(above, tokens)
+  const from = newestAbove(overlays, tokens)
+  const start = valueFrom(base, overlays[from], tokens)
   if (start === ABSENT) return STALE
   let value: unknown = structuredClone(start)
   for (const overlay of overlays.slice(from + 1)) {
