@@ -217,6 +217,7 @@ describe('the console, used in a browser as a person would', () => {
     await press(page, 'Documents', 'nav')
     await page.type('input[name=key]', 'orders:2')
     await press(page, 'Open')
+    await until(page, () => document.querySelector('.document-body')?.textContent?.includes('"blue hat"'))
     await press(page, 'Edit')
     await page.locator('#editor-text').fill('{"total": "many"}')
     await press(page, 'Save')
