@@ -38,7 +38,7 @@ function reachedOnMany (reached: ReadonlyArray<number | undefined>): string {
 }
 
 /** The number of iterators of a union the profile marks as at the expansion bound, if any. */
-function truncatedUnion (node: unknown): number | undefined {
+export function truncatedUnion (node: unknown): number | undefined {
   if (node instanceof Map) node = Object.fromEntries(node)
   if (Array.isArray(node)) {
     for (const item of node) {
