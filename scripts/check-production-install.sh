@@ -22,7 +22,7 @@ fi
 port="$(free_port)"
 start="$(node -p "require('./package.json').scripts.start")"
 # The dev dependency's Node 24 stands in for the image's; the production install has no node of its own.
-(cd "$work" && PATH="$root/node_modules/.bin:$PATH" PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn exec $start) &
+(cd "$work" && PATH="$root/node_modules/.bin:$PATH" PORT="$port" DATA_DIR="$work/data" LOG_LEVEL=warn $start) &
 pid=$!
 
 node - "$port" <<'JS'

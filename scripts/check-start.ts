@@ -4,8 +4,10 @@
  * dist/, the next builds nothing, a start after an edit to a source serves the edit, and a start after
  * that source is put back with an older modification time serves it as it was. Each start must print no
  * warning but the machine's own npm configuration's, and is timed from the command to the first 200 of
- * /health (.redis/ is linked, so a first start here does not include fetching Redis). `--runs N` repeats
- * the first and the second start N times and prints min/median/max.
+ * /health (.redis/ is linked, so a first start here does not include fetching Redis), and stopped with
+ * SIGINT to its process group, as Ctrl-C does; a last start is stopped with SIGTERM to npm alone, as a
+ * process manager does, and nothing it started may outlive it. `--runs N` repeats the first and the second
+ * start N times and prints min/median/max.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
@@ -65,18 +67,34 @@ function copyTree (): string {
   return tree
 }
 
-async function stop (child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  const signal = (name: NodeJS.Signals) => { try { process.kill(-child.pid!, name) } catch { /* already gone */ } }
-  signal('SIGINT')
-  const timer = setTimeout(() => signal('SIGKILL'), STOPPED_WITHIN_MS)
-  await exited
-  clearTimeout(timer)
+/** How a start is stopped: SIGINT to its whole process group, as Ctrl-C in a terminal; or SIGTERM to npm alone, as a process manager stops what it started. */
+type StopBy = 'ctrl-c' | 'sigterm-to-npm'
+
+/** Whether any process of the group led by `pid` still runs. */
+function groupRuns (pid: number): boolean {
+  try {
+    process.kill(-pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
-/** Types `npm start` in the tree, waits for /health to answer 200, stops it with SIGINT as Ctrl-C does. */
-async function start (tree: string): Promise<Start> {
+async function stop (child: ChildProcess, by: StopBy = 'ctrl-c'): Promise<void> {
+  const pid = child.pid!
+  if (!groupRuns(pid)) return
+  const signal = (name: NodeJS.Signals, target = -pid) => { try { process.kill(target, name) } catch { /* already gone */ } }
+  if (by === 'ctrl-c') signal('SIGINT')
+  else signal('SIGTERM', pid)
+  const began = performance.now()
+  while (groupRuns(pid) && performance.now() - began < STOPPED_WITHIN_MS) await new Promise((resolve) => setTimeout(resolve, 50))
+  if (!groupRuns(pid)) return
+  signal('SIGKILL')
+  throw new Error(`npm start left processes running ${STOPPED_WITHIN_MS} ms after ${by === 'ctrl-c' ? 'SIGINT to its group' : 'SIGTERM to npm'}`)
+}
+
+/** Types `npm start` in the tree, waits for /health to answer 200, stops it (with SIGINT as Ctrl-C does, unless told). */
+async function start (tree: string, by: StopBy = 'ctrl-c'): Promise<Start> {
   const port = await freePort()
   const began = performance.now()
   const child = spawn('npm', ['start'], { cwd: tree, env: shellEnvironment(port), detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -92,12 +110,12 @@ async function start (tree: string): Promise<Start> {
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
     const ms = performance.now() - began
-    await stop(child)
+    await stop(child, by)
     const warnings = output.split('\n').filter((line) => isWarning(line) && !MACHINE_NPM_CONFIG.test(line))
     if (warnings.length > 0) throw new Error(`npm start printed warnings:\n${warnings.join('\n')}`)
     return { ms, built: BUILD_LINE.test(output), output }
   } finally {
-    await stop(child)
+    if (groupRuns(child.pid!)) process.kill(-child.pid!, 'SIGKILL')
   }
 }
 
@@ -159,6 +177,9 @@ try {
   expect(restored.built && !restored.output.includes(marker), 'the start after putting src/config.ts back with its older time served the edit', restored)
   log(`start after src/config.ts is put back with its older time (compiles it): ${seconds(restored.ms)}`)
   log('a stale dist/ is never served; the second start builds nothing')
+
+  const managed = await start(tree, 'sigterm-to-npm')
+  log(`SIGTERM to npm alone stops the service and its Redis (started in ${seconds(managed.ms)})`)
 } finally {
   rmSync(tree, { recursive: true, force: true })
 }

@@ -98,14 +98,14 @@ export async function startService (options: ServiceOptions): Promise<ServicePro
 }
 
 /**
- * The node options `npm start` gives the service (package.json's start script, `node [options]
+ * The node options `npm start` gives the service (package.json's start script, `exec node [options]
  * dist/server.js`): the bench runs the service as users do, and the no-op server on the same terms.
  */
 export function startFlags (root: string): string[] {
   const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }
   const start = packageJson.scripts?.['start'] ?? ''
-  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/server\.js$/.exec(start)
-  if (!match) throw new Error(`package.json's start script is not "node [--options] dist/server.js": ${start}`)
+  const match = /^exec node((?: --[\w-]+(?:=\S+)?)*) dist\/server\.js$/.exec(start)
+  if (!match) throw new Error(`package.json's start script is not "exec node [--options] dist/server.js": ${start}`)
   return match[1]!.split(' ').filter(Boolean)
 }
 
