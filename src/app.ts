@@ -37,6 +37,7 @@ import { referencedSchemasSerializer } from './http/serializers.js'
 import metricsPlugin from './metrics/plugin.js'
 import metricsRoutes from './metrics/routes.js'
 import redisPlugin from './redis/plugin.js'
+import type { ValidationPool } from './collections/validation-pool.js'
 import collectionsPlugin from './collections/plugin.js'
 import { collectionSchemaComponents } from './collections/schema-route-schemas.js'
 import schemaRoutes from './collections/schema-routes.js'
@@ -77,10 +78,16 @@ export interface BuildOptions {
    * own hooks.
    */
   crossCutting?: readonly FastifyPluginAsync[]
+  /**
+   * A started validation pool for the app to use rather than start its own from `config.validation`; its
+   * owner closes it. Apps in one process may share one: a worker keeps compiled schemas by the hash of their
+   * text, whatever the app.
+   */
+  validation?: ValidationPool
 }
 
 /** Builds the service, ready to inject or listen. Reads nothing from the environment. */
-export async function buildApp (config: AppConfig, { logger, crossCutting = [] }: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp (config: AppConfig, { logger, crossCutting = [], validation }: BuildOptions = {}): Promise<FastifyInstance> {
   const httpServer = new HttpServer(config.http, config.retryAfterSeconds)
   const app = Fastify({
     // The Node server owns connections: their order, limits and timeouts, and what its parser refuses.
@@ -117,7 +124,7 @@ export async function buildApp (config: AppConfig, { logger, crossCutting = [] }
     await app.register(jsonParserPlugin, { bodyLimit: config.bodyLimit, maxDepth: config.maxDepth })
     await app.register(collectionsPlugin, {
       keyPrefix: config.keyPrefix, collectionSeparator: config.collectionSeparator, timeoutMs: config.redisTimeoutMs,
-      validation: config.validation
+      validation: config.validation, ...(validation === undefined ? {} : { sharedValidation: validation })
     })
     await app.register(documentStorePlugin, {
       keyPrefix: config.keyPrefix, timeoutMs: config.redisTimeoutMs, limits: config.limits, events: config.events

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createSchemaRules, type SchemaRules } from './rules.js'
 import { createSchemaStorage, type SchemaStorage } from './storage.js'
@@ -8,6 +9,8 @@ export interface SchemasPluginOptions {
   collectionSeparator: string
   timeoutMs: number
   validation: ValidationSettings
+  /** A started pool to use instead, which its owner closes (see BuildOptions). */
+  sharedValidation?: ValidationPool
 }
 
 declare module 'fastify' {
@@ -22,14 +25,7 @@ declare module 'fastify' {
  */
 export default fp<SchemasPluginOptions>(async function schemasPlugin (app, options) {
   const storage = createSchemaStorage(app.redis, app.redisWrites, { ...options, slotMirrors: app.redis.isCluster })
-  const validation = new ValidationPool(options.validation, app.log)
-  app.addHook('onClose', async () => validation.close())
-  try {
-    await validation.start()
-  } catch (error) {
-    await validation.close()
-    throw error
-  }
+  const validation = options.sharedValidation ?? await startedPool(options.validation, app)
   app.decorate('schemas', {
     storage,
     rules: createSchemaRules(storage, validation, options.collectionSeparator, app.log),
@@ -37,3 +33,16 @@ export default fp<SchemasPluginOptions>(async function schemasPlugin (app, optio
     separator: options.collectionSeparator
   })
 }, { name: 'schemas', dependencies: ['redis'], fastify: '5.x' })
+
+/** A pool of the app's own, closed with it. */
+async function startedPool (settings: ValidationSettings, app: FastifyInstance): Promise<ValidationPool> {
+  const validation = new ValidationPool(settings, app.log)
+  app.addHook('onClose', async () => validation.close())
+  try {
+    await validation.start()
+  } catch (error) {
+    await validation.close()
+    throw error
+  }
+  return validation
+}

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { buildApp, type BuildOptions } from '../../src/app.js'
+import { ValidationPool } from '../../src/collections/validation-pool.js'
 import { appConfigFrom, loadEnvironment, type AppConfig, type CostLimits } from '../../src/config.js'
 import { createRedisClient, createRedisCluster, type RedisClient, type RedisClusterClient } from '../../src/redis/plugin.js'
 import { derivedKeysOf, VERSION_SUFFIX } from '../../src/documents/store/context.js'
@@ -31,11 +32,37 @@ export function testConfig ({ limits, adminToken, ...overrides }: TestOverrides 
   }
 }
 
-/** An app on the suite's Redis with a key prefix of its own, closed after the file's tests. */
+/**
+ * The validation pool the test apps of this process share when they keep the default validation settings:
+ * started once, rather than a worker thread per app (about a second of CPU each, most of what building an
+ * app cost). Its workers never keep the process alive.
+ */
+let sharedValidation: Promise<ValidationPool> | undefined
+
+function sharedValidationPool (settings: AppConfig['validation']): Promise<ValidationPool> {
+  sharedValidation ??= (async () => {
+    const pool = new ValidationPool(settings, silentLogger)
+    await pool.start()
+    return pool
+  })()
+  return sharedValidation
+}
+
+const ignore = (): void => {}
+const silentLogger = { level: 'silent', fatal: ignore, error: ignore, warn: ignore, info: ignore, debug: ignore, trace: ignore, silent: ignore,
+  child: () => silentLogger } as unknown as FastifyBaseLogger
+
+/**
+ * An app on the suite's Redis with a key prefix of its own, closed after the file's tests. Apps at the
+ * default validation settings share this process's validation pool.
+ */
 export async function buildTestApp (overrides: TestOverrides = {},
   options: BuildOptions = {}): Promise<FastifyInstance & { keyPrefix: string }> {
   const config = testConfig(overrides)
-  const app = await buildApp(config, options)
+  const validation = overrides.validation === undefined && options.validation === undefined
+    ? await sharedValidationPool(config.validation)
+    : options.validation
+  const app = await buildApp(config, { ...options, ...(validation === undefined ? {} : { validation }) })
   whenDone(() => app.close())
   return Object.assign(app, { keyPrefix: config.keyPrefix })
 }
