@@ -19,7 +19,7 @@ import type { QueryPlan, Searcher } from './search.js'
  *
  * Most indexes hold no such string at all, and the screen's `ismissing()` walks every document's entry
  * (about 350 µs on 100,000 documents), so each master is first asked whether its companions hold any value:
- * a wildcard over them (about 20 µs), profiled, since it expands to at most MAXEXPANSIONS values and says
+ * a wildcard over them (about 50 µs), profiled, since it expands to at most MAXEXPANSIONS values and says
  * so only there. Only a master whose wildcard found a document, or reached the bound, is screened.
  */
 
