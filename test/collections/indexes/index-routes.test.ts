@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildTestApp, connectRedis, get, put, remove } from '../../helpers/app.js'
 import { eventually } from '../../helpers/local-redis.js'
-import { indexReady, query } from './helpers.js'
+import { INDEX_READY_MS, indexReady, query } from './helpers.js'
 
 const app = await buildTestApp()
 const redis = await connectRedis()
@@ -66,6 +66,7 @@ describe('PUT /collections/{c}/index declares what is searchable', () => {
     await indexReady(app, 'typed', [{ pointer: '/total', type: 'number', sortable: true }, { pointer: '/tags', type: 'tag' }, { pointer: '/free', type: 'tag' }])
   })
 
+  // Three builds, each given INDEX_READY_MS: a loaded cluster once took this test past the default 30 s.
   it('rebuilds a changed definition while queries keep answering from the previous one', async () => {
     for (let index = 0; index < 300; index++) await put(app, `/docs/rebuilt:${String(index).padStart(3, '0')}`, { n: index, s: `v${index % 7}` })
     await indexReady(app, 'rebuilt', [{ pointer: '/n', type: 'number', sortable: true }])
@@ -91,7 +92,7 @@ describe('PUT /collections/{c}/index declares what is searchable', () => {
     expect(answered).toBeGreaterThan(0)
     const names = (await redis.sendCommand(['FT._LIST']) as string[]).map(String).filter((name) => name.startsWith(app.keyPrefix) && name.includes('rebuilt'))
     expect(names).toHaveLength(1)
-  })
+  }, 3 * INDEX_READY_MS + 10_000)
 
   it('takes each write into the next query', async () => {
     await indexReady(app, 'live', [{ pointer: '/s', type: 'tag' }])
