@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { afterAll, expect } from 'vitest'
 import type { RedisClient } from '../../src/redis/plugin.js'
 
@@ -15,6 +16,10 @@ import type { RedisClient } from '../../src/redis/plugin.js'
  * the machine's load rather than on the service; 250 ms does not. The requests found between 100 and
  * 250 ms are cases of their own in worst-cases.test.ts, with their figures, and the slowest commands of
  * each file are printed after its tests, so anything over 100 ms is seen. ABUSE_BUSY_MS sets another bound.
+ *
+ * A command over the bound fails the case only when Redis also spent that much CPU time during the case
+ * (from /proc, where there is one): a command held 300 ms by a loaded machine, with far less CPU behind
+ * it, is the machine's load, not the request's cost; a request whose cost grows with its input is both.
  */
 export const BUSY_BOUND_MS = Number(process.env.ABUSE_BUSY_MS ?? 250)
 
@@ -28,6 +33,18 @@ export interface Busiest {
   expectWithinBound (): void
 }
 
+/** Milliseconds of CPU time process pid has used (user and system), or undefined without /proc. */
+function cpuMsOf (pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const [utime = 0, stime = 0] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
+    // Clock ticks: 100 a second on Linux.
+    return (utime + stime) * 10
+  } catch {
+    return undefined
+  }
+}
+
 export interface BusyLog {
   reset (): Promise<void>
   read (label: string): Promise<Busiest>
@@ -36,8 +53,10 @@ export interface BusyLog {
 /** Turns the slow log on for the rig's Redis; prints the slowest commands after the file's tests. */
 export async function busyBound (redis: RedisClient, harnessClient: string, statuses: Map<number, number>): Promise<BusyLog> {
   await redis.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', String(LOGGED_FROM_MICROS), 'slowlog-max-len', '256'])
+  const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1])
   const slow: Slow[] = []
   let cases = 0
+  let cpuAtReset: number | undefined
   afterAll(() => {
     const worst = slow.sort((a, b) => b.ms - a.ms).slice(0, 3)
     const answers = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ')
@@ -47,10 +66,13 @@ export async function busyBound (redis: RedisClient, harnessClient: string, stat
   return {
     async reset () {
       await redis.sendCommand(['SLOWLOG', 'RESET'])
+      cpuAtReset = cpuMsOf(pid)
     },
     async read (label) {
       cases++
       const entries = await redis.sendCommand<Array<[number, number, number, string[], string, string]>>(['SLOWLOG', 'GET', '256'])
+      const cpuNow = cpuMsOf(pid)
+      const cpuMs = cpuNow === undefined || cpuAtReset === undefined ? Infinity : cpuNow - cpuAtReset
       let ms = 0
       for (const [, , micros, args, , client] of entries) {
         if (client === harnessClient) continue
@@ -61,7 +83,8 @@ export async function busyBound (redis: RedisClient, harnessClient: string, stat
       return {
         ms,
         expectWithinBound () {
-          expect(ms, `Redis was held ${ms} ms by one command of ${label}`).toBeLessThanOrEqual(BUSY_BOUND_MS)
+          expect(Math.min(ms, cpuMs), `Redis was held ${ms} ms by one command of ${label}, and spent ${cpuMs} ms of CPU time on the case`)
+            .toBeLessThanOrEqual(BUSY_BOUND_MS)
         }
       }
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { BUSY_BOUND_MS } from './busy.js'
 import { withKnownFindings } from './known-findings.js'
 import { documentKeys, runCase, startRig } from './rig.js'
 import { inject, seedDocument, type HostileRequest } from './send.js'
@@ -100,4 +101,49 @@ describe('the costliest requests within the default limits hold Redis within the
       console.log(`${name}: ${answer.statusCode}, Redis held ${busyMs.toFixed(1)} ms at most by one command`)
     }, 60_000)
   }
+})
+
+describe('the busy bound', () => {
+  /** A script that keeps Redis busy until it has spent ms of CPU time (os.clock is the process's CPU time). */
+  const busyFor = (ms: number) => `local started = os.clock() while os.clock() - started < ${ms / 1000} do end return 1`
+  const noContent = { statusCode: 204, headers: {}, body: '' }
+
+  async function otherClient () {
+    const client = rig.redis.duplicate()
+    await client.connect()
+    return client
+  }
+
+  it('fails a case where one command kept Redis busy past it', async () => {
+    const client = await otherClient()
+    try {
+      await expect(runCase(rig, 'a script busy for 400 ms of CPU time', [], async () => {
+        await client.eval(busyFor(400))
+        return noContent
+      })).rejects.toThrow(/was held \d+(\.\d+)? ms by one command/)
+    } finally {
+      client.destroy()
+    }
+  })
+
+  it('passes a case whose command was held past it by the machine, with little CPU time behind it', async () => {
+    const client = await otherClient()
+    const pid = Number(/process_id:(\d+)/.exec(await rig.redis.info('server'))?.[1])
+    try {
+      // Redis stopped mid-command for 400 ms, as a loaded machine's scheduler may leave it.
+      const { busyMs } = await runCase(rig, 'a script held by a stopped Redis', [], async () => {
+        const running = client.eval(busyFor(100))
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        process.kill(pid, 'SIGSTOP')
+        await new Promise((resolve) => setTimeout(resolve, 400))
+        process.kill(pid, 'SIGCONT')
+        await running
+        return noContent
+      })
+      expect(busyMs).toBeGreaterThan(BUSY_BOUND_MS)
+    } finally {
+      process.kill(pid, 'SIGCONT')
+      client.destroy()
+    }
+  })
 })
