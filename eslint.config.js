@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'client/dist/', 'console/dist/', 'node_modules/', '.redis/', 'data/', 'coverage/', 'bench/results/', '.tools/', 'openapi/'] },
+  { ignores: ['dist/', '.test-build/', 'client/dist/', 'console/dist/', 'node_modules/', '.redis/', 'data/', 'coverage/', 'bench/results/', '.tools/', 'openapi/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

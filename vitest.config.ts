@@ -42,8 +42,11 @@ const workers = Number(process.env.TEST_WORKERS) || Math.max(onCluster ? 2 : 3, 
 /** Workers running the files that start servers of their own: at least two; more only compete for the cores. */
 const ownWorkers = Math.max(2, availableParallelism() - 1)
 
-/** The suite's Redis (each project starts one), and the built client and console, which some tests serve. */
-const globalSetup = ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts']
+/**
+ * The suite's Redis (each project starts one); the built client and console, which some tests serve; and
+ * the service compiled to JavaScript, which tests start as a process.
+ */
+const globalSetup = ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts', 'test/setup/service.ts']
 
 /**
  * Three projects. Every file shares its worker's modules with the files before it (isolate: false), so the

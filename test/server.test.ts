@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { appConfigFrom, loadEnvironment } from '../src/config.js'
 import { startServer } from '../src/server.js'
 import { provisionLocalRedis } from './helpers/provision.js'
-import { spawnService } from './helpers/service-process.js'
+import { serviceCommand, spawnService } from './helpers/service-process.js'
 
 describe('the server with no REDIS_URL', () => {
   provisionLocalRedis()
@@ -58,7 +58,7 @@ describe('the server with no REDIS_URL', () => {
     const socket = join(dir, 'redis', 'redis.sock')
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dir, LOG_LEVEL: 'silent' }
     delete env['REDIS_URL']
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { env, stdio: 'ignore' })
+    const child = spawn(process.execPath, serviceCommand(), { env, stdio: 'ignore' })
     const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)))
     try {
       await vi.waitFor(() => { if (!existsSync(socket)) throw new Error('no socket yet') }, { timeout: 15_000, interval: 5 })
@@ -74,7 +74,7 @@ describe('the server with no REDIS_URL', () => {
 
   it('validates writes in its worker threads when run from its sources with tsx, as npm run dev runs it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jsondocs-server-'))
-    const service = spawnService(dir)
+    const service = spawnService(dir, {}, { fromSources: true })
     try {
       const url = await service.listening
       const send = (path: string, body: string) =>

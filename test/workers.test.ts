@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { whenDone } from './helpers/cleanup.js'
 import { eventually } from './helpers/local-redis.js'
 import { provisionLocalRedis } from './helpers/provision.js'
-import { processGone, redisPidOn, sendOnce, spawnService, whenGone } from './helpers/service-process.js'
+import { processGone, redisPidOn, sendOnce, serviceCommand, spawnService, whenGone } from './helpers/service-process.js'
 
 const ADMIN_TOKEN = 'workers-test-admin-token-0123456789abcdef'
 
@@ -13,12 +13,12 @@ const send = sendOnce
 
 const json = { 'content-type': 'application/json' }
 
-/** The service processes among the children of the primary (redis-server and tsx' esbuild are not). */
+/** The service processes among the children of the primary (its redis-server is not). */
 function workersOf (primary: number): number[] {
   const children = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
   return children.filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('src/server.ts') && !processGone(pid)
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(serviceCommand()[0]!) && !processGone(pid)
     } catch {
       return false
     }

@@ -3,12 +3,13 @@ import http from 'node:http'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createClient } from 'redis'
+import { inject } from 'vitest'
 import { whenDone } from './cleanup.js'
 import { eventually } from './local-redis.js'
 
 const root = join(import.meta.dirname, '../..')
 
-/** The service as its own process (`src/server.ts` through tsx), with no REDIS_URL: it runs its own Redis. */
+/** The service as its own process, with no REDIS_URL: it runs its own Redis. */
 export interface ServiceProcess {
   child: ChildProcess
   /** Resolves with the base URL once it listens; rejects when it exits first. */
@@ -19,11 +20,19 @@ export interface ServiceProcess {
   output (): string
 }
 
+/**
+ * How the service is started: its sources compiled by the suite's setup (test/setup/service.ts), or
+ * src/server.ts through tsx, as `npm run dev` runs it.
+ */
+export function serviceCommand ({ fromSources = false } = {}): string[] {
+  return fromSources ? ['--import', 'tsx', 'src/server.ts'] : [inject('serviceEntry')]
+}
+
 /** Starts the service on dataDir, on a port of its choosing; it is killed when the test ends. */
-export function spawnService (dataDir: string, env: NodeJS.ProcessEnv = {}): ServiceProcess {
+export function spawnService (dataDir: string, env: NodeJS.ProcessEnv = {}, { fromSources = false } = {}): ServiceProcess {
   const inherited: NodeJS.ProcessEnv = { ...process.env }
   delete inherited['REDIS_URL']
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, serviceCommand({ fromSources }), {
     cwd: root,
     env: { ...inherited, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
