@@ -5,6 +5,7 @@ import type { ElementHandle, Page } from 'puppeteer-core'
 import { describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, bearer, buildGuardedApp } from '../access/guarded-app.js'
 import { get, put } from '../helpers/app.js'
+import { INDEX_READY_MS } from '../collections/indexes/helpers.js'
 import { eventually } from '../helpers/local-redis.js'
 import { launchBrowser } from './browser.js'
 
@@ -49,7 +50,7 @@ describe('the console, used in a browser as a person would', () => {
     expect([200, 202]).toContain((await put(app, '/collections/orders/index', {
       fields: [{ pointer: '/status', type: 'tag' }, { pointer: '/total', type: 'number', sortable: true }, { pointer: '/title', type: 'text' }]
     }, admin)).statusCode)
-    await eventually(async () => (await get(app, '/collections/orders/index', admin)).json().state === 'ready')
+    await eventually(async () => (await get(app, '/collections/orders/index', admin)).json().state === 'ready', INDEX_READY_MS)
 
     const browser = await launchBrowser()
     const page = await browser.newPage()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { connect, JsondocsError, type QueryItem } from '../../client/src/index.js'
+import { INDEX_READY_MS } from '../collections/indexes/helpers.js'
 import { eventually, listeningApp } from './service.js'
 
 const { baseUrl } = await listeningApp()
@@ -13,7 +14,7 @@ async function orders (count: number): Promise<void> {
     body: JSON.stringify({ fields: [{ pointer: '/status', type: 'tag' }, { pointer: '/total', type: 'number', sortable: true }] })
   })
   expect([200, 202]).toContain(response.status)
-  await eventually(async () => (await (await fetch(`${baseUrl}/collections/orders/index`)).json() as { state: string }).state === 'ready', 'index ready')
+  await eventually(async () => (await (await fetch(`${baseUrl}/collections/orders/index`)).json() as { state: string }).state === 'ready', 'index ready', INDEX_READY_MS)
 }
 
 describe('collections', () => {

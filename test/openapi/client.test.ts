@@ -3,6 +3,7 @@ import createClient from 'openapi-fetch'
 import { describe, expect, it } from 'vitest'
 import type { paths } from '../../openapi/client/schema.js'
 import { buildTestApp } from '../helpers/app.js'
+import { INDEX_READY_MS } from '../collections/indexes/helpers.js'
 import { eventually } from '../helpers/local-redis.js'
 
 /**
@@ -187,7 +188,7 @@ describe('the generated client', () => {
     const fields = [{ pointer: '/price', type: 'number' as const, sortable: true }, { pointer: '/tags', type: 'tag' as const }]
     const declared = await client.PUT('/collections/{collection}/index', { params: { path: { collection } }, body: { fields } })
     expect([200, 202]).toContain(declared.response.status)
-    await eventually(async () => (await client.GET('/collections/{collection}/index', { params: { path: { collection } } })).data?.state === 'ready')
+    await eventually(async () => (await client.GET('/collections/{collection}/index', { params: { path: { collection } } })).data?.state === 'ready', INDEX_READY_MS)
     expect((await client.HEAD('/collections/{collection}/index', { params: { path: { collection } } })).response.status).toBe(200)
     const found = await client.POST('/collections/{collection}/query', {
       params: { path: { collection }, header: { Prefer: 'count=exact' } },
