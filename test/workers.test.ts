@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, inject } from 'vitest'
 import { whenDone } from './helpers/cleanup.js'
 import { eventually } from './helpers/local-redis.js'
 import { provisionLocalRedis } from './helpers/provision.js'
-import { processGone, redisPidOn, sendOnce, serviceCommand, spawnService, whenGone } from './helpers/service-process.js'
+import { processGone, redisPidOn, sendOnce, spawnService, whenGone } from './helpers/service-process.js'
 
 const ADMIN_TOKEN = 'workers-test-admin-token-0123456789abcdef'
 
@@ -18,7 +18,7 @@ function workersOf (primary: number): number[] {
   const children = readFileSync(`/proc/${primary}/task/${primary}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
   return children.filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(serviceCommand()[0]!) && !processGone(pid)
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(inject('serviceEntry')) && !processGone(pid)
     } catch {
       return false
     }

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
 import { afterAll, expect } from 'vitest'
 import type { RedisClient } from '../../src/redis/plugin.js'
+import { cpuMsOf, redisPid } from '../helpers/service-process.js'
 
 /**
  * How long one command of a case held Redis, from Redis' slow log: the time Redis spent executing it
@@ -33,18 +33,6 @@ export interface Busiest {
   expectWithinBound (): void
 }
 
-/** Milliseconds of CPU time process pid has used (user and system), or undefined without /proc. */
-function cpuMsOf (pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const [utime = 0, stime = 0] = stat.slice(stat.lastIndexOf(')') + 2).split(' ').slice(11, 13).map(Number)
-    // Clock ticks: 100 a second on Linux.
-    return (utime + stime) * 10
-  } catch {
-    return undefined
-  }
-}
-
 export interface BusyLog {
   reset (): Promise<void>
   read (label: string): Promise<Busiest>
@@ -53,7 +41,7 @@ export interface BusyLog {
 /** Turns the slow log on for the rig's Redis; prints the slowest commands after the file's tests. */
 export async function busyBound (redis: RedisClient, harnessClient: string, statuses: Map<number, number>): Promise<BusyLog> {
   await redis.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', String(LOGGED_FROM_MICROS), 'slowlog-max-len', '256'])
-  const pid = Number(/process_id:(\d+)/.exec(await redis.info('server'))?.[1])
+  const pid = await redisPid(redis)
   const slow: Slow[] = []
   let cases = 0
   let cpuAtReset: number | undefined

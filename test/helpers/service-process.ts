@@ -54,25 +54,41 @@ export function spawnService (dataDir: string, env: NodeJS.ProcessEnv = {}, { fr
   return { child, listening, exited, output: () => output }
 }
 
-/** The PID of the redis-server answering on socketPath (INFO server). */
+/** The PID of the redis-server a client is connected to (INFO server). */
+export async function redisPid (client: { info (section: string): Promise<string> }): Promise<number> {
+  return Number(/process_id:(\d+)/.exec(await client.info('server'))?.[1])
+}
+
+/** The PID of the redis-server answering on socketPath. */
 export async function redisPidOn (socketPath: string): Promise<number> {
   const client = await createClient({ socket: { path: socketPath, reconnectStrategy: false } }).connect()
   try {
-    const info = await client.info('server')
-    return Number(/process_id:(\d+)/.exec(info)?.[1])
+    return await redisPid(client)
   } finally {
     client.destroy()
   }
 }
 
-/** Whether a process has ended: gone from /proc, or a zombie its parent has not yet waited for. */
-export function processGone (pid: number): boolean {
+/** The fields of /proc/<pid>/stat after the command's name (state first), or undefined without that file. */
+function statOf (pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   } catch {
-    return true
+    return undefined
   }
+}
+
+/** Whether a process has ended: gone from /proc, or a zombie its parent has not yet waited for. */
+export function processGone (pid: number): boolean {
+  const stat = statOf(pid)
+  return stat === undefined || stat[0] === 'Z'
+}
+
+/** Milliseconds of CPU time a process has used, user and system (clock ticks of 10 ms), or undefined without /proc. */
+export function cpuMsOf (pid: number): number | undefined {
+  const stat = statOf(pid)
+  return stat === undefined ? undefined : (Number(stat[11]) + Number(stat[12])) * 10
 }
 
 /** Polls until the process has ended, for at most timeoutMs. */

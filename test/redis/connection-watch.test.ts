@@ -7,6 +7,7 @@ import { answersWithin } from '../../src/redis/probe.js'
 import { get, put, testConfig, uniqueKey } from '../helpers/app.js'
 import { whenDone } from '../helpers/cleanup.js'
 import { eventually, startOwnRedis } from '../helpers/local-redis.js'
+import { redisPid } from '../helpers/service-process.js'
 
 interface Warning {
   at: number
@@ -156,7 +157,7 @@ describe('a Redis that is slow, paused or stopped', () => {
       return endsByItself
     }],
     ['SIGSTOP', async ({ admin }) => {
-      const pid = Number(/process_id:(\d+)/.exec(await admin.sendCommand<string>(['INFO', 'server']))![1])
+      const pid = await redisPid(admin)
       const resume = () => { try { process.kill(pid, 'SIGCONT') } catch { /* already gone */ } }
       process.kill(pid, 'SIGSTOP')
       const timer = setTimeout(resume, UNTIL_RELEASED_MS)

@@ -45,10 +45,15 @@ async function buildService (): Promise<string> {
   if (existsSync(entry) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest) return entry
   const building = mkdtempSync(`${outDir}.`)
   const { build } = await import('esbuild')
-  await build({
-    entryPoints: sources, outdir: building, outbase: join(root, 'src'),
-    format: 'esm', platform: 'node', target: 'node24', logLevel: 'warning'
-  })
+  try {
+    await build({
+      entryPoints: sources, outdir: building, outbase: join(root, 'src'),
+      format: 'esm', platform: 'node', target: 'node24', logLevel: 'warning'
+    })
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true })
+    throw error
+  }
   writeFileSync(join(building, '.built-from'), digest)
   rmSync(outDir, { recursive: true, force: true })
   try {
