@@ -79,8 +79,9 @@ function summaryLine (index: number, total: number, row: RowResult): string {
   const side = (rate: number, p99: number) => `${Math.round(rate).toLocaleString('en-US')}/s p99 ${p99.toFixed(2)} ms`
   const direct = row.direct ? ` | direct ${side(row.direct.rate, row.direct.latency.p99)} | ${row.ratio!.toFixed(2)}x` : ''
   const ceiling = row.ceiling ? ` | ceiling after ${side(row.ceiling.rate, row.ceiling.latency.p99)}` : ''
+  const noted = row.notes?.length ? `  (${row.notes.join('; ')})` : ''
   const failed = row.failures.length ? `  FAILED: ${row.failures.join('; ')}` : ''
-  return `[${String(index).padStart(2)}/${total}] ${row.id.padEnd(34)} c=${row.connections} ${side(row.service.rate, row.service.latency.p99)}${direct}${ceiling}${failed}`
+  return `[${String(index).padStart(2)}/${total}] ${row.id.padEnd(34)} c=${row.connections} ${side(row.service.rate, row.service.latency.p99)}${direct}${ceiling}${noted}${failed}`
 }
 
 async function run (options: RunOptions): Promise<{ result: RunResult, out: string }> {

@@ -51,6 +51,23 @@ function redisCpu (target: RowTarget): number {
   return target.redisPid ? cpuMicros(target.redisPid) : 0
 }
 
+/** A window shorter than this answers nothing when the machine stalls for longer: it is measured once more over this. */
+const RETRY_SECONDS = 2
+
+/**
+ * One side of a row measured over `seconds`; when that window answered nothing without an error (the machine
+ * or Redis stalled for longer than a smoke run's fraction of a second), once more over RETRY_SECONDS, noted.
+ * A side that answers nothing then is a failure of the row.
+ */
+async function untilAnswered<T extends { measured: Measurement }> (side: string, seconds: number, notes: string[],
+  measure: (seconds: number) => Promise<T>): Promise<T> {
+  const first = await measure(seconds)
+  const { requests, errors, non2xx } = first.measured
+  if (requests > 0 || errors > 0 || Object.keys(non2xx).length > 0 || seconds >= RETRY_SECONDS) return first
+  notes.push(`${side}: the ${seconds} s window answered nothing, so it was measured again over ${RETRY_SECONDS} s`)
+  return measure(RETRY_SECONDS)
+}
+
 /** Samples a process's RSS at a steady interval until stopped. */
 function sampleRss (pid: number, intervalMs: number) {
   const started = Date.now()
@@ -91,11 +108,13 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
   const warm = await load.run(target.url, row.requests, bounded(connections, context.warmup))
   failures.push(...problems('warm-up', warm))
   const rss = row.soak ? sampleRss(target.pid, Math.max(100, (seconds * 1000) / RSS_SAMPLES_PER_SOAK)) : undefined
-  const redisBefore = redisCpu(target)
-  const from = Date.now()
-  const measured = await measureHttp(load, target, row.requests, bounded(connections, seconds))
-  const to = Date.now()
-  const redisCpuUs = redisCpu(target) - redisBefore
+  const notes: string[] = []
+  const { measured, redisCpuUs, from, to } = await untilAnswered('service', seconds, notes, async (window) => {
+    const redisBefore = redisCpu(target)
+    const from = Date.now()
+    const measured = await measureHttp(load, target, row.requests, bounded(connections, window))
+    return { measured, redisCpuUs: redisCpu(target) - redisBefore, from, to: Date.now() }
+  })
   const rssMb = Math.round(rssMegabytes(target.pid) * 10) / 10
   const trend = rss?.stop()
   failures.push(...problems('service', measured))
@@ -105,7 +124,8 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
   if (context.adjacentCeiling) {
     const { target: noop, requests } = context.adjacentCeiling
     failures.push(...problems('ceiling warm-up', await load.run(noop.url, requests, bounded(connections, context.warmup))))
-    ceiling = await measureHttp(load, noop, requests, bounded(connections, seconds))
+    ceiling = (await untilAnswered('ceiling', seconds, notes, async (window) =>
+      ({ measured: await measureHttp(load, noop, requests, bounded(connections, window)) }))).measured
     failures.push(...problems('ceiling', ceiling))
     if (ceiling.requests === 0) failures.push('ceiling: no request answered')
   }
@@ -149,6 +169,7 @@ async function measureWith (load: HttpLoadProcess, row: RowSpec, context: RowCon
     ...(ceiling ? { ceiling } : {}),
     ...(direct ? { direct, ratio: direct.rate ? measured.rate / direct.rate : 0 } : {}),
     ...(trend ? { rss: trend } : {}),
+    ...(notes.length ? { notes } : {}),
     failures
   }
 }

@@ -45,6 +45,8 @@ export interface RowResult {
   /** service rate / direct rate. */
   ratio?: number
   rss?: RssTrend
+  /** What the run did differently for this row, e.g. a side measured again after a window answered nothing. */
+  notes?: string[]
   /** Why the row failed (non-2xx answers, errors, no throughput); empty when it did not. */
   failures: string[]
 }

@@ -62,6 +62,10 @@ export function toMarkdown (run: RunResult): string {
   if (failed.length) {
     out.push('## Failed rows', '', ...failed.map((row) => `- **${row.id}**: ${row.failures.join('; ')}`), '')
   }
+  const noted = run.rows.filter((row) => row.notes?.length)
+  if (noted.length) {
+    out.push('## Notes', '', ...noted.map((row) => `- **${row.id}**: ${row.notes!.join('; ')}`), '')
+  }
   out.push('## Targets', '', table(['target', 'measured', 'value', 'threshold', 'result'],
     run.targets.map((t) => [t.target, t.measured, t.value ?? '', t.threshold, t.status])), '')
 
