@@ -47,10 +47,10 @@ const workers = Number(process.env.TEST_WORKERS) || Math.max(onCluster ? 2 : 3, 
 const ownWorkers = Math.max(3, availableParallelism() - 1)
 
 /**
- * The suite's Redis (each project starts one); the built client and console, which some tests serve; and
- * the service compiled to JavaScript, which tests start as a process.
+ * The suite's Redis (each project starts one); the built client and console, which some tests serve; the
+ * service compiled to JavaScript, which tests start as a process; and the Chromium the browser tests drive.
  */
-const globalSetup = ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts', 'test/setup/service.ts']
+const globalSetup = ['test/setup/redis.ts', 'test/setup/client.ts', 'test/setup/console.ts', 'test/setup/service.ts', 'test/setup/browser.ts']
 
 /**
  * Three projects. Every file shares its worker's modules with the files before it (isolate: false), so the

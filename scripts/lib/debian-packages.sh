@@ -1,17 +1,30 @@
-# Sourced by the provisioning scripts. unpack_debian_packages <target> <package>...: downloads Debian's
-# packages (never installs them) and unpacks them under <target>; their libraries land in
-# <target>/usr/lib/x86_64-linux-gnu. Refreshes the package lists once if they are missing or stale.
+# Sourced by the provisioning scripts. Debian's packages are downloaded and unpacked, never installed.
+
+# Refreshes the package lists (as root, or through sudo).
+refresh_package_lists() {
+  if [[ "$(id -u)" == "0" ]]; then
+    apt-get update >/dev/null
+  else
+    sudo apt-get update >/dev/null
+  fi
+}
+
+# refresh_package_lists_unless <command>...: refreshes the lists when the command fails (lists missing or stale).
+refresh_package_lists_unless() {
+  if ! "$@" >/dev/null 2>&1; then
+    refresh_package_lists
+  fi
+}
+
+# unpack_debian_packages <target> <package>...: downloads the packages and unpacks them under <target>;
+# their libraries land in <target>/usr/lib/x86_64-linux-gnu.
 unpack_debian_packages() {
   local target="$1"
   shift
   local downloads
   downloads="$(mktemp -d)"
   if ! (cd "$downloads" && apt-get download "$@" >/dev/null 2>&1); then
-    if [[ "$(id -u)" == "0" ]]; then
-      apt-get update >/dev/null
-    else
-      sudo apt-get update >/dev/null
-    fi
+    refresh_package_lists
     (cd "$downloads" && apt-get download "$@" >/dev/null)
   fi
   mkdir -p "$target"

@@ -1,12 +1,9 @@
-import { existsSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { SignJWT } from 'jose'
 import puppeteer, { type Browser } from 'puppeteer-core'
+import { inject } from 'vitest'
 import { whenDone } from '../helpers/cleanup.js'
-
-/** Debian's chromium package (`apt-get install chromium`): the browser tests need a real browser. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
 /** A free port of localhost for a page: served there, it is on another origin than the service on 127.0.0.1. */
 export async function pageOriginPort (): Promise<number> {
@@ -15,11 +12,15 @@ export async function pageOriginPort (): Promise<number> {
   })
 }
 
-/** Headless Chromium, closed after the test. */
+/** Headless Chromium (the one the suite's setup found or provisioned: test/setup/browser.ts), closed after the test. */
 export async function launchBrowser (): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH`)
+  const { path, libraryPath } = inject('chromium')
   const browser = await puppeteer.launch({
-    executablePath: CHROMIUM, headless: true, timeout: 30_000, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage']
+    executablePath: path,
+    headless: true,
+    timeout: 30_000,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    ...(libraryPath ? { env: { ...process.env, LD_LIBRARY_PATH: libraryPath } } : {})
   })
   whenDone(() => browser.close())
   return browser
