@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config'
 const ownRedisOnly = [
   'test/server.test.ts', 'test/server-crashes.test.ts', 'test/workers.test.ts', 'test/upgrade.test.ts',
   'test/redis/local-server.test.ts', 'test/redis/local-cluster.test.ts', 'test/redis/cluster-failover.test.ts',
-  'test/redis/connection-watch.test.ts', 'test/redis/availability.test.ts', 'test/redis/probe.test.ts',
+  'test/redis/connection-watch.test.ts', 'test/redis/held-redis.test.ts', 'test/redis/availability.test.ts', 'test/redis/probe.test.ts',
   'test/http/health-own-redis.test.ts', 'test/collections/indexes/no-search.test.ts', 'test/abuse/**/*.test.ts'
 ]
 
