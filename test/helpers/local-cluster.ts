@@ -53,6 +53,8 @@ export async function launchLocalCluster ({ masters = 3, replicas = 0, nodeTimeo
         '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--cluster-enabled', 'yes',
         '--cluster-config-file', `${port}.conf`, '--cluster-node-timeout', String(nodeTimeoutMs), '--save', '',
         '--appendonly', 'no', '--loglevel', 'warning', '--enable-debug-command', 'local',
+        // A master waits 5 s by default before a diskless sync, for more replicas to come: these have one each.
+        '--repl-diskless-sync-delay', '0',
         ...provisionedBinaries.modules.flatMap((module) => ['--loadmodule', module])
       ], { stdio: 'ignore' })
       servers.push({ port, process: child, ...(index >= masters ? { replicaOf: servers[(index - masters) % masters]!.port } : {}) })

@@ -30,7 +30,8 @@ async function startTcpRedis (extra: string[] = []) {
 }
 
 describe('WRITE_REPLICAS=1', async () => {
-  const master = await startTcpRedis()
+  // Redis waits 5 s by default before a diskless sync, for more replicas to come: this master has one.
+  const master = await startTcpRedis(['--repl-diskless-sync-delay', '0'])
   const replica = await startTcpRedis(['--replicaof', '127.0.0.1', String(master.port)])
   await eventually(async () => /slave0:.*state=online/.test(String(await master.client.sendCommand(['INFO', 'replication']))))
   const app = await buildTestApp({
