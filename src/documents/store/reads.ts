@@ -75,6 +75,12 @@ function fetchedOf ([recordText, value]: [string | null, string | null]): Fetche
   return { recordText, record: parseRecord(recordText), value }
 }
 
+/** Whether a pair read may hold a document that has expired: its record says so, or it has a value and no record. */
+function mayHaveExpired ({ recordText, record, value }: Fetched): boolean {
+  if (recordText === null) return value !== null
+  return record.expiresAt !== undefined && record.expiresAt <= Date.now()
+}
+
 export function documentReads (context: StoreContext) {
   const { redis } = context
   const cache = redis.cache
@@ -100,13 +106,15 @@ export function documentReads (context: StoreContext) {
   /**
    * The version record and value at a path, or none from Redis when both replies are cached. The
    * version is read first: racing a write, it can only be older than the value, never newer, so an
-   * If-Match built on it fails safe. A cached document whose record says it has expired is read again
-   * from Redis, which may not have told us yet.
+   * If-Match built on it fails safe. With the cache on, a pair either of whose replies may be a cached
+   * one Redis has not invalidated yet is read again from Redis: a record saying the document has
+   * expired, and a document without a record, since Redis removes expired keys one at a time and may
+   * have removed the record (and said so) before the document. A document written straight into Redis,
+   * which has no record, is therefore read twice whenever the answer cache does not hold it.
    */
   async function readAt (key: string, doc: string, ver: string, path: string): Promise<Fetched> {
     const first = fetchedOf(await call(context, key, fetchPair(ver, doc, path)))
-    const { expiresAt } = first.record
-    if (!cache || expiresAt === undefined || expiresAt > Date.now()) return first
+    if (!cache || !mayHaveExpired(first)) return first
     forgetKeys(cache, [doc, ver])
     return fetchedOf(await call(context, key, fetchPair(ver, doc, path)))
   }
