@@ -11,6 +11,10 @@ target="$root/.tools/chromium"
 browser="$target/usr/lib/chromium/chromium"
 libraries="$target/usr/lib/x86_64-linux-gnu"
 
+# The suite's projects each run its setup: one provisions, the others wait for it.
+mkdir -p "$root/.tools"
+exec 9>"$root/.tools/chromium.lock"
+flock 9
 if [[ ! -x "$browser" ]]; then
   echo "provision: unpacking Debian's chromium into .tools/chromium" >&2
   refresh_package_lists_unless apt-cache show chromium
