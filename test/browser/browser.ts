@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { promisify } from 'node:util'
 import { SignJWT } from 'jose'
 import puppeteer, { type Browser } from 'puppeteer-core'
 import { inject } from 'vitest'
@@ -12,9 +14,21 @@ export async function pageOriginPort (): Promise<number> {
   })
 }
 
-/** Headless Chromium (the one the suite's setup found or provisioned: test/setup/browser.ts), closed after the test. */
+/**
+ * The Chromium the suite's setup found (test/setup/browser.ts), else the one the project provisions and the
+ * LD_LIBRARY_PATH it runs with: the provisioning script waits for the run the setup started, then names them.
+ */
+async function chromium (): Promise<{ path: string, libraryPath: string }> {
+  const given = inject('chromium')
+  if (given) return { path: given, libraryPath: '' }
+  const { stdout } = await promisify(execFile)('bash', ['scripts/provision-chromium.sh'])
+  const [path, libraryPath] = stdout.trim().split('\n')
+  return { path: path!, libraryPath: libraryPath! }
+}
+
+/** Headless Chromium, closed after the test. */
 export async function launchBrowser (): Promise<Browser> {
-  const { path, libraryPath } = inject('chromium')
+  const { path, libraryPath } = await chromium()
   const browser = await puppeteer.launch({
     executablePath: path,
     headless: true,
