@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import { DurationSequencer } from './test/setup/sequencer.js'
 
 /**
  * Files that never use the suite's Redis: each starts Redis servers (or a cluster) of its own, to stop,
@@ -64,6 +65,8 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Longest files first, on a fresh clone too (test/durations.json).
+    sequence: { sequencer: DurationSequencer },
     projects: [
       {
         extends: true,
