@@ -63,7 +63,7 @@ export class ClusterPrefixStream {
 
   /** Idle streams move their client's position on, as the shared reads move it. */
   heartbeat (): void {
-    this.out.position(this.#last)
+    this.out.heartbeat(this.#last)
   }
 
   /** Starts from now: with a `reset` first when the client held a position now lost. */

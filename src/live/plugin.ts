@@ -129,6 +129,7 @@ export default fp<LivePluginOptions>(async function livePlugin (app, options) {
     open.set(stream, { lifeline: access.kind === 'scoped' ? access.lifeline : undefined })
     reply.raw.once('close', () => stream.end())
     await stream.start(resumeFrom).catch(() => stream.end())
+    writer.begin()
   }
 
   /**

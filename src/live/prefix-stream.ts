@@ -69,7 +69,7 @@ export class PrefixStream extends EntryFollower {
 
   /** Idle streams move their client's position on: a narrow subscriber of a busy feed resumes from near now. */
   override heartbeat (): void {
-    this.out.position(this.last)
+    this.out.heartbeat(this.last)
   }
 
   protected async restart (_from: string | undefined, reason: string | undefined): Promise<void> {

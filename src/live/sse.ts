@@ -14,9 +14,16 @@ const RETRY_MS = 1000
  */
 export const MAX_UNSENT_BYTES = 4 * 1024 * 1024
 
-/** A text/event-stream response: named events with ids, comments as heartbeats. */
+/**
+ * A text/event-stream response: named events with ids, comments as heartbeats. Its head goes out with the
+ * first line the stream writes, once the stream knows where it starts: a client that writes as soon as it
+ * has the head is sure to get the event of its write.
+ */
 export class SseWriter {
   #ended = false
+  #head: Record<string, string | string[] | number> = {}
+  /** Whether the head went out. */
+  #begun = false
 
   constructor (private readonly response: ServerResponse) {}
 
@@ -24,39 +31,58 @@ export class SseWriter {
     return this.#ended || this.response.destroyed
   }
 
-  /** Sends the head with the headers the request's hooks set (request id, CORS, rate limits). */
+  /** Takes the headers the request's hooks set (request id, CORS, rate limits), sent with the first line. */
   open (headers: Record<string, string | string[] | number | undefined>): void {
     const head: Record<string, string | string[] | number> = {}
     for (const [name, value] of Object.entries(headers)) if (value !== undefined) head[name] = value
+    this.#head = head
+  }
+
+  /** Sends an event whose data is one line of JSON text; false when the client reads too slowly and the stream must end. */
+  event (name: string, id: string, json: string): boolean {
+    if (this.ended) return false
+    this.#write(`event: ${name}\nid: ${id}\ndata: ${json}\n\n`)
+    return this.response.writableLength <= MAX_UNSENT_BYTES
+  }
+
+  /** Moves the client's resume point (an EventSource's last event id) on without an event. */
+  position (id: string): void {
+    if (!this.ended) this.#write(`id: ${id}\n\n`)
+  }
+
+  /** Keeps a stream that has begun open, moving its resume point on to id when given; nothing before it begins. */
+  heartbeat (id?: string): void {
+    if (!this.ended && this.#begun) this.response.write(id === undefined ? ':\n\n' : `id: ${id}\n\n`)
+  }
+
+  end (): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.response.destroyed) return
+    this.#sendHead()
+    this.response.end()
+  }
+
+  /** Sends the head, if no line has yet: once the stream has started, whether or not it had anything to say. */
+  begin (): void {
+    if (!this.ended) this.#sendHead()
+  }
+
+  #write (text: string): void {
+    this.#sendHead()
+    this.response.write(text)
+  }
+
+  #sendHead (): void {
+    if (this.#begun) return
+    this.#begun = true
     this.response.writeHead(200, {
-      ...head,
+      ...this.#head,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
       // Proxies that buffer answers (nginx) pass this one on as it comes.
       'x-accel-buffering': 'no'
     })
     this.response.write(`retry: ${RETRY_MS}\n\n`)
-  }
-
-  /** Sends an event whose data is one line of JSON text; false when the client reads too slowly and the stream must end. */
-  event (name: string, id: string, json: string): boolean {
-    if (this.ended) return false
-    this.response.write(`event: ${name}\nid: ${id}\ndata: ${json}\n\n`)
-    return this.response.writableLength <= MAX_UNSENT_BYTES
-  }
-
-  /** Moves the client's resume point (an EventSource's last event id) on without an event; keeps the stream open as a heartbeat does. */
-  position (id: string): void {
-    if (!this.ended) this.response.write(`id: ${id}\n\n`)
-  }
-
-  heartbeat (): void {
-    if (!this.ended) this.response.write(':\n\n')
-  }
-
-  end (): void {
-    if (this.#ended) return
-    this.#ended = true
-    if (!this.response.destroyed) this.response.end()
   }
 }

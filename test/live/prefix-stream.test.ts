@@ -352,3 +352,22 @@ describe('prefix streams are refused, with a problem, where they are not served'
     }
   })
 })
+
+// Found on a cluster run: the head went out before the stream knew where it starts, and a fresh instance's
+// first prefix stream first reads the cluster's slots; a write made on receiving the head could land before
+// the start and never be sent. The head now goes out once the start is known.
+describe('a client that writes as soon as it has the head', () => {
+  it('gets the event of its write, on an instance whose first stream this is', async () => {
+    for (let round = 0; round < 3; round++) {
+      const fresh = await buildTestApp()
+      const root = uniqueKey('head')
+      const stream = await SseClient.open(fresh, streamUrl(`${root}:`))
+      expect((await put(fresh, `/docs/${root}:0`, { round })).statusCode).toBe(201)
+      const [event] = await stream.waitForCount(1)
+      expect(event).toMatchObject({ event: 'put' })
+      expect(JSON.parse(event!.data)).toMatchObject({ key: `${root}:0`, value: { round } })
+      stream.close()
+      await fresh.close()
+    }
+  })
+})
