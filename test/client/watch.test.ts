@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { connect, JsondocsError, type Change, type PrefixChange } from '../../client/src/index.js'
 import { connectRedis, jsonPatch, patch, put, remove } from '../helpers/app.js'
 import { appendLegacyEntry, nextVersion } from '../helpers/legacy-entry.js'
-import { compareIds } from '../../src/live/feed.js'
+import { expectWriteOrder } from '../helpers/write-order.js'
 import { ADMIN_TOKEN, bearer, tokenFor } from '../access/guarded-app.js'
 import { eventually, listeningApp } from './service.js'
 
@@ -120,17 +120,8 @@ describe('prefix(...).watch', () => {
       ['users:42:a', 'delete', undefined], ['users:42:legacy', 'put', { v: 1 }], ['users:42:legacy', 'changed', { v: 1 }],
       ['users:42:ready', 'put', 0]
     ]
-    const got = seen.map(({ key, value, change }) => [key, change.event, value])
-    if (app.redis.isCluster) {
-      // On a cluster, writes to different slots in one millisecond come in slot order (docs/live.md): each
-      // document's events in the order of its writes, all of them in the order of their ids.
-      const byDocument = (events: unknown[][]) => [...events].sort((a, b) => String(a[0]).localeCompare(String(b[0])))
-      expect(byDocument(got)).toEqual(byDocument(expected))
-      const ids = seen.map(({ change }) => change.id)
-      expect(ids).toEqual([...ids].sort(compareIds))
-    } else {
-      expect(got).toEqual(expected)
-    }
+    const got = seen.map(({ key, value, change }) => [key!, change.event, value])
+    expectWriteOrder(got, expected, { keyOf: ([key]) => String(key), ids: seen.map(({ change }) => change.id), onCluster: app.redis.isCluster })
     expect(new Set(seen.map(({ change }) => change.id)).size).toBe(seen.length)
 
     // Revoked, the token's stream ends; reconnecting is refused, and the watch stops with the problem.

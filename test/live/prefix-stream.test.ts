@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { buildTestApp, get, jsonPatch, operate, patch, put, remove, send, uniqueKey } from '../helpers/app.js'
 import { applyPatch, expectFullThenShutdown, SseClient, until, type SseEvent } from '../helpers/sse.js'
 import { inOneWindow } from '../helpers/window.js'
+import { expectWriteOrder } from '../helpers/write-order.js'
 import { CLUSTER_POLL_MS, SLOT_FEEDS_PER_CALL } from '../../src/live/cluster-feed.js'
 import { CATCH_UP_WINDOW_MS, TOO_FAR } from '../../src/live/catch-up.js'
 import { compareIds } from '../../src/live/feed.js'
@@ -70,14 +71,14 @@ describe('a live stream of a key prefix', () => {
     await send(app, 'POST', '/batch/write', JSON.stringify({ items: [{ key: b, value: [1] }, { key: elsewhere, value: 2 }] }))
     expect((await remove(app, `/docs/${a}`)).statusCode).toBe(204)
     const events = await client.waitForCount(5)
-    expect(events.map(({ event, data }) => [event, JSON.parse(data)])).toEqual([
+    const ids = events.map((event) => event.id!)
+    expectWriteOrder(events.map(({ event, data }) => [event, JSON.parse(data)]), [
       ['put', { key: a, value: { n: 1, list: [], note: 'a document long enough that a patch of one member is shorter than its whole value' }, etag: created.headers.etag }],
       ['patch', { key: a, patch: [{ op: 'replace', path: '/n', value: 2 }], etag: member.headers.etag }],
       ['patch', { key: a, patch: [{ op: 'replace', path: '/list', value: ['x'] }], etag: pushed.headers.etag }],
       ['put', { key: b, value: [1], etag: (await get(app, `/docs/${b}`)).headers.etag }],
       ['delete', { key: a }]
-    ])
-    const ids = events.map((event) => event.id!)
+    ], { keyOf: ([, data]) => (data as { key: string }).key, ids, onCluster })
     expect(ids.every((id) => EVENT_ID.test(id))).toBe(true)
     expect(new Set(ids).size).toBe(ids.length)
     await put(app, `/docs/${elsewhere}`, { n: 3 })
