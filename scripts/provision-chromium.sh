@@ -17,7 +17,7 @@ exec 9>"$root/.tools/chromium.lock"
 flock 9
 if [[ ! -x "$browser" ]]; then
   echo "provision: unpacking Debian's chromium into .tools/chromium" >&2
-  refresh_package_lists_unless apt-cache show chromium
+  apt-cache show chromium >/dev/null 2>&1 || refresh_package_lists
   packages="$(apt-get install --simulate --no-install-recommends chromium 2>/dev/null | awk '/^Inst /{ print $2 }')"
   if [[ -z "$packages" ]]; then
     echo "provision: apt-get finds no chromium to unpack" >&2

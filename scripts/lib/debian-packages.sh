@@ -9,13 +9,6 @@ refresh_package_lists() {
   fi
 }
 
-# refresh_package_lists_unless <command>...: refreshes the lists when the command fails (lists missing or stale).
-refresh_package_lists_unless() {
-  if ! "$@" >/dev/null 2>&1; then
-    refresh_package_lists
-  fi
-}
-
 # unpack_debian_packages <target> <package>...: downloads the packages and unpacks them under <target>;
 # their libraries land in <target>/usr/lib/x86_64-linux-gnu.
 unpack_debian_packages() {
