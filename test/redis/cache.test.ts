@@ -100,6 +100,19 @@ describe('reads served from the client-side cache', () => {
     expect((await get(app, `/docs/${key}`)).statusCode).toBe(404)
   })
 
+  it('serve a document written straight into Redis, without a version record, as Redis holds it', async () => {
+    const key = uniqueKey()
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$', '{"from":"redis","empty":[],"none":null}'])
+    const first = await cachedRead(app, `/docs/${key}`)
+    expect(first.statusCode).toBe(200)
+    expect(first.headers.etag).toBe('"0"')
+    expect(JSON.parse(first.body)).toEqual({ from: 'redis', empty: [], none: null })
+    await redis.sendCommand(['JSON.SET', app.keyPrefix + key, '$.none', '"set"'])
+    await readUntil(app, `/docs/${key}/none`, answers('"set"'), 10)
+    await redis.sendCommand(['DEL', app.keyPrefix + key])
+    await readUntil(app, `/docs/${key}`, (response) => response.statusCode === 404, 10)
+  })
+
   // Found in a full run: Redis removes expired keys one by one, and told the cache of the version record's
   // removal before the document's, whose cached reply was then served without a record (as a document
   // written straight into Redis would be). Here a read of the record alone makes Redis remove it first.
