@@ -120,6 +120,25 @@ describe('a live stream of a document', () => {
     expect(resumed.events[0]!.id).toBe(client.events[1]!.id)
   })
 
+  // The head goes out once a stream has started (src/live/sse.ts): one resumed with nothing new to say still has it at once.
+  it('resumed on another instance with nothing new, answers its head at once, then a small document whole', async () => {
+    const key = uniqueKey()
+    await put(app, `/docs/${key}`, { n: 1 })
+    const client = await SseClient.open(app, `/docs/${key}`)
+    const [first] = await client.waitForCount(1)
+    client.close()
+    const other = await buildTestApp({ keyPrefix: app.keyPrefix })
+    const resumed = await SseClient.open(other, `/docs/${key}`, { 'last-event-id': first!.id! })
+    expect(resumed.status).toBe(200)
+    expect(resumed.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    expect(resumed.events).toEqual([])
+    const written = await put(app, `/docs/${key}`, { n: 2 })
+    const [event] = await resumed.waitForCount(1)
+    expect(event).toMatchObject({ event: 'put', data: JSON.stringify({ value: { n: 2 }, etag: written.headers.etag }) })
+    resumed.close()
+    await other.close()
+  })
+
   it('reproduces the document exactly from its events, under concurrent writers of every kind', async () => {
     const key = uniqueKey()
     const url = `/docs/${key}`
